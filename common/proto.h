@@ -1,0 +1,71 @@
+/*
+ * proto.h: the shellesc wire protocol, in one place.
+ *
+ * docs/protocol.md is the contract in prose, with byte-level examples; this
+ * header is its mirror in C.  Bump SHELLESC_PROTO_VERSION whenever a message
+ * changes incompatibly (a new optional map key is compatible: receivers
+ * ignore keys they do not know).
+ */
+#ifndef SHELLESC_PROTO_H
+#define SHELLESC_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHELLESC_PROTO_VERSION	1
+
+/* Environment variables shared by the server and every client. */
+#define SHELLESC_ENV_SOCKET	"SHELLESC_ESCALATE_SOCKET"
+#define SHELLESC_ENV_WRAPPER	"EXEC_WRAPPER"
+#define SHELLESC_ENV_DEBUG	"SHELLESC_DEBUG"
+#define SHELLESC_ENV_PREFIX	"SHELLESC_"	/* never forwarded in a request */
+
+/*
+ * Handshake: one datagram on the session socket, exactly these bytes,
+ * with exactly one SCM_RIGHTS fd: the server's end of a fresh stream pair.
+ */
+#define SHELLESC_HELLO_MAGIC0	'S'
+#define SHELLESC_HELLO_MAGIC1	'E'
+#define SHELLESC_HELLO_LEN	3	/* magic, magic, version */
+
+/*
+ * A frame is a u32 little-endian payload length, then one MessagePack value.
+ *
+ * Why 8 MiB: Linux caps the strings of argv plus envp at 6 MiB
+ * (3/4 of _STK_LIM; sysconf(_SC_ARG_MAX) never reports more), and counts
+ * every string as its length + 1 + sizeof(char *).  MessagePack spends at
+ * most 5 bytes of header per string, so any exec the kernel would accept
+ * encodes to less than 6 MiB plus a path and a cwd.  Anything larger is
+ * refused on send and on receive before a byte of it is allocated.
+ */
+#define SHELLESC_FRAME_HDR	4
+#define SHELLESC_FRAME_MAX	(8u * 1024 * 1024)
+#define SHELLESC_MAX_FDS	16	/* per frame, as in the reference */
+
+/* Limits on fields (checked on receive, where they matter). */
+#define SHELLESC_REASON_MAX	4096	/* deny reason and error text */
+#define SHELLESC_REPLY_MAX	(SHELLESC_REASON_MAX + 256) /* frames sent to clients */
+#define SHELLESC_FD_DEST_MAX	1023	/* highest destination fd number */
+
+/* Message types: the value of the "type" key of every message. */
+enum shellesc_msg_type {
+	SHELLESC_MSG_EXEC = 1,		/* client -> server: what is about to run */
+	SHELLESC_MSG_DECISION,		/* server -> client: run | escalate | deny */
+	SHELLESC_MSG_HANDOVER,		/* client -> server: stdio for escalate */
+	SHELLESC_MSG_SIGNAL,		/* client -> server: forward a signal */
+	SHELLESC_MSG_RESULT,		/* server -> client: how it ended */
+	SHELLESC_MSG_ERROR,		/* server -> client: request refused */
+};
+
+/* Values of the "action" key of a decision. */
+enum shellesc_proto_action {
+	SHELLESC_ACT_RUN = 0,
+	SHELLESC_ACT_ESCALATE = 1,
+	SHELLESC_ACT_DENY = 2,
+};
+
+/* Bits of the "flags" key of an exec request (targets the preload cannot follow). */
+#define SHELLESC_FLAG_STATIC	0x1	/* ELF without PT_INTERP */
+#define SHELLESC_FLAG_SETID	0x2	/* set-uid, set-gid or file capabilities */
+
+#endif /* SHELLESC_PROTO_H */
