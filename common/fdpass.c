@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -171,4 +172,21 @@ fdpass_recv(int sock, void *buf, size_t len, int *fds, size_t *nfds)
 	if ((r = fdpass_collect(&msg, fds, nfds)) != 0)
 		return r;
 	return n;
+}
+
+int
+fdpass_is_unix(int fd, int type)
+{
+	struct stat st;
+	int v;
+	socklen_t len = sizeof(v);
+
+	if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+		return SE_ERR_BAD_SOCKET;
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) != 0 || v != AF_UNIX)
+		return SE_ERR_BAD_SOCKET;
+	len = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &len) != 0 || v != type)
+		return SE_ERR_BAD_SOCKET;
+	return 0;
 }

@@ -34,6 +34,9 @@ ssize_t fdpass_recv(int sock, void *buf, size_t len, int *fds, size_t *nfds);
 /* Wait until sock is readable (POLLIN) or writable; timeout_ms < 0 waits forever. */
 int fdpass_wait(int sock, short events, int timeout_ms);
 
+/* 0 when fd is an AF_UNIX socket of the given type, else SE_ERR_BAD_SOCKET. */
+int fdpass_is_unix(int fd, int type);
+
 /* Close every fd in fds[0..n). Keeps errno. */
 void fdpass_close_all(const int *fds, size_t n);
 

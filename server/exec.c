@@ -1,0 +1,233 @@
+/*
+ * exec.c: shellesc_session_exec(), one command string run in a session.
+ *
+ * The shell runs in its own process group with /dev/null as stdin and
+ * pipes for stdout and stderr; the session's client socket is the one fd
+ * it inherits on purpose, and the parent's copy is closed right after the
+ * spawn.  The timeout is real: on expiry the shell's process group and
+ * every escalated command of the session are ended.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server.h"
+
+struct exec_buf {
+	char *p;
+	size_t len, cap;
+};
+
+static int
+exec_buf_add(struct exec_buf *b, const char *p, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *q;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		if ((q = realloc(b->p, cap)) == NULL)
+			return -ENOMEM;
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+struct exec_run {
+	struct shellesc_session *s;
+	int out[2], err[2], devnull;
+	pid_t pid;
+	int pidfd;
+	struct exec_buf bout, berr, both;
+	int64_t deadline;	/* 0: none */
+	int64_t kill_at;	/* SIGKILL due; 0: none */
+	bool exited;
+	int code, sig;
+};
+
+static int
+exec_spawn(struct exec_run *x, const struct shellesc_exec_params *pa)
+{
+	const char *shell = pa->shell ? pa->shell : "/bin/bash";
+	char *argv[] = { (char *)shell, pa->login ? "-lc" : "-c", (char *)pa->command, NULL };
+	int client = shellesc_session_client_fd(x->s);
+	struct spawn_fd fds[] = {
+		{ x->devnull, 0 }, { x->out[1], 1 }, { x->err[1], 2 }, { client, client },
+	};
+	struct spawn_spec sp = { .path = shell, .argv = argv, .cwd = pa->workdir,
+	    .fds = fds, .nfds = client >= 0 ? 4 : 3, .new_pgrp = true };
+	char **env = shellesc_env_merge(x->s, pa->env);
+	int r;
+
+	if (env == NULL)
+		return -ENOMEM;
+	sp.env = env;
+	r = spawn_run(&sp, &x->pid, &x->pidfd);
+	shellesc_env_free(env);
+	shellesc_session_close_client(x->s);	/* after the spawn, as the reference does */
+	close(x->out[1]);
+	close(x->err[1]);
+	x->out[1] = x->err[1] = -1;
+	return r;
+}
+
+/* Read what a pipe has; on EOF close it. */
+static int
+exec_drain(struct exec_run *x, int *fd, struct exec_buf *own)
+{
+	char buf[65536];
+	ssize_t n = read(*fd, buf, sizeof(buf));
+
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 0 : -errno;
+	if (n == 0) {
+		close(*fd);
+		*fd = -1;
+		return 0;
+	}
+	if (exec_buf_add(own, buf, (size_t)n) != 0 || exec_buf_add(&x->both, buf, (size_t)n) != 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static void
+exec_timeout(struct exec_run *x, struct shellesc_exec_result *res)
+{
+	int64_t now = loop_now_ms();
+
+	if (x->deadline && now >= x->deadline) {
+		x->deadline = 0;
+		res->timed_out = 1;
+		kill(-x->pid, SIGTERM);
+		kill(-x->pid, SIGCONT);
+		hub_poke(x->s->loop.hub, false, true);	/* and every escalated command */
+		x->kill_at = now + x->s->cfg.kill_grace_ms;
+	} else if (x->kill_at && now >= x->kill_at) {
+		x->kill_at = 0;
+		kill(-x->pid, SIGKILL);
+		if (x->exited) {	/* what still holds the pipes is beyond reach */
+			close(x->out[0]);
+			close(x->err[0]);
+			x->out[0] = x->err[0] = -1;
+		}
+	}
+}
+
+static int
+exec_wait_ms(const struct exec_run *x)
+{
+	int64_t t = x->deadline ? x->deadline : x->kill_at, now = loop_now_ms();
+
+	return t == 0 ? -1 : t <= now ? 0 : (int)(t - now);
+}
+
+/* Until the shell has exited and both pipes are closed. */
+static int
+exec_collect(struct exec_run *x, struct shellesc_exec_result *res)
+{
+	while (!x->exited || x->out[0] >= 0 || x->err[0] >= 0) {
+		struct pollfd p[3] = {
+			{ .fd = x->out[0], .events = POLLIN }, { .fd = x->err[0], .events = POLLIN },
+			{ .fd = x->exited ? -1 : x->pidfd, .events = POLLIN },
+		};
+		int n = poll(p, 3, exec_wait_ms(x)), r = 0;
+
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n > 0 && p[0].revents)
+			r = exec_drain(x, &x->out[0], &x->bout);
+		if (r == 0 && n > 0 && p[1].revents)
+			r = exec_drain(x, &x->err[0], &x->berr);
+		if (r != 0)
+			return r;
+		if (n > 0 && p[2].revents) {
+			x->code = spawn_reap(x->pidfd, &x->sig);
+			x->exited = true;
+			if (res->timed_out && x->kill_at == 0)
+				x->kill_at = loop_now_ms() + x->s->cfg.kill_grace_ms;
+		}
+		exec_timeout(x, res);
+	}
+	return 0;
+}
+
+static void
+exec_close(struct exec_run *x)
+{
+	int fds[] = { x->out[0], x->out[1], x->err[0], x->err[1], x->devnull, x->pidfd };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+static void
+exec_result(struct exec_run *x, struct shellesc_exec_result *res, int64_t t0)
+{
+	struct exec_buf *b[] = { &x->bout, &x->berr, &x->both };
+
+	for (size_t i = 0; i < 3; i++)
+		if (b[i]->p == NULL)
+			exec_buf_add(b[i], "", 0);
+	res->out = x->bout.p;
+	res->out_len = x->bout.len;
+	res->err = x->berr.p;
+	res->err_len = x->berr.len;
+	res->output = x->both.p;
+	res->output_len = x->both.len;
+	res->exit_code = x->code;
+	res->signal = x->sig;
+	res->duration = (double)(loop_now_ms() - t0) / 1000.0;
+}
+
+int
+shellesc_session_exec(struct shellesc_session *s,
+    const struct shellesc_exec_params *pa, struct shellesc_exec_result *res)
+{
+	struct exec_run x = { .s = s, .out = { -1, -1 }, .err = { -1, -1 }, .pidfd = -1 };
+	int64_t t0 = loop_now_ms();
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	if (pa->command == NULL || pa->workdir == NULL || pa->workdir[0] != '/')
+		return -EINVAL;
+	if (pipe2(x.out, O_CLOEXEC) != 0 || pipe2(x.err, O_CLOEXEC) != 0 ||
+	    (x.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		r = -errno;
+		exec_close(&x);
+		return r;
+	}
+	if (pa->timeout_ms > 0)
+		x.deadline = t0 + pa->timeout_ms;
+	if ((r = exec_spawn(&x, pa)) == 0 && (r = exec_collect(&x, res)) != 0)
+		spawn_end(x.pid, x.pidfd, 0);
+	exec_close(&x);
+	if (r == 0)
+		exec_result(&x, res, t0);
+	else {
+		free(x.bout.p);
+		free(x.berr.p);
+		free(x.both.p);
+	}
+	return r;
+}
+
+void
+shellesc_exec_result_free(struct shellesc_exec_result *res)
+{
+	free(res->out);
+	free(res->err);
+	free(res->output);
+	memset(res, 0, sizeof(*res));
+}

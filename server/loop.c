@@ -1,0 +1,245 @@
+/*
+ * loop.c: the session's event-loop thread.
+ *
+ * Why epoll and one thread: requests are small and quick to serve; the
+ * only slow part, the policy's answer, is asynchronous (it arrives through
+ * the hub), and escalated commands are watched through pidfds.  So one
+ * thread never waits on any single client, and the library needs no
+ * signal handler (no SIGCHLD) in the embedding process.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "fdpass.h"
+#include "handshake.h"
+#include "server.h"
+
+#define LOOP_EVENTS 64
+#define LOOP_ACCEPT_BATCH 64	/* handshakes per wake-up, so streams get served too */
+
+int64_t
+loop_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+loop_log(const struct loop *l, enum shellesc_log_level lv, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (l->cfg->log == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	l->cfg->log(l->cfg->log_arg, lv, msg);
+}
+
+int
+loop_watch(struct loop *l, int fd, struct watch *w, int op)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = w };
+
+	return epoll_ctl(l->epfd, op, fd, &ev);
+}
+
+/* A received fd must be one end of an AF_UNIX stream socket. */
+static void
+loop_accept_one(struct loop *l, int fd, int r, int version)
+{
+	char msg[128];
+
+	if (r == SE_ERR_VERSION) {
+		snprintf(msg, sizeof(msg), "protocol version mismatch: client speaks %d, server speaks %d",
+		    version, SHELLESC_PROTO_VERSION);
+		loop_log(l, SHELLESC_LOG_WARN, "%s", msg);
+		msg_send_error(fd, msg);
+		close(fd);
+		return;
+	}
+	if (fdpass_is_unix(fd, SOCK_STREAM) != 0) {
+		loop_log(l, SHELLESC_LOG_WARN, "handshake: the fd is not a stream socket");
+		close(fd);
+		return;
+	}
+	if (conn_new(l, fd) == NULL) {
+		loop_log(l, SHELLESC_LOG_ERROR, "cannot serve a request: %s", strerror(errno));
+		close(fd);
+	}
+}
+
+static void
+loop_accept(struct loop *l)
+{
+	int fd, version, r;
+
+	for (int i = 0; i < LOOP_ACCEPT_BATCH; i++) {
+		r = handshake_accept(l->sock, &fd, &version);
+		if (r == SE_ERR_AGAIN)
+			return;
+		if (r == 0 || r == SE_ERR_VERSION)
+			loop_accept_one(l, fd, r, version);
+		else
+			loop_log(l, SHELLESC_LOG_WARN, "bad handshake: %s",
+			    r == SE_ERR_SYSTEM ? strerror(errno) : se_strerror(r));
+	}
+}
+
+/* Decisions from the hub; returns false when the loop must stop. */
+static bool
+loop_on_hub(struct loop *l)
+{
+	bool quit, kill_all;
+	struct shellesc_request *q = hub_take(l->hub, &quit, &kill_all), *next;
+
+	for (; q; q = next) {
+		next = q->next;
+		conn_on_decided(q->conn);
+	}
+	if (kill_all)
+		for (struct conn *c = l->conns; c; c = c->next)
+			if (c->state == CONN_RUNNING)
+				conn_kill(c);
+	return !quit;
+}
+
+/* Fire due deadlines; return ms until the next one (-1: none). */
+static int
+loop_deadlines(struct loop *l)
+{
+	int64_t now = loop_now_ms(), next = -1;
+	struct conn *c, *n;
+
+	for (c = l->conns; c; c = n) {
+		n = c->next;
+		if (c->deadline == 0)
+			continue;
+		if (c->deadline <= now)
+			conn_on_deadline(c);	/* may free c */
+		else if (next < 0 || c->deadline - now < next)
+			next = c->deadline - now;
+	}
+	return (int)next;
+}
+
+static bool
+loop_dispatch(struct loop *l, struct watch *w)
+{
+	if ((w->kind == WATCH_STREAM || w->kind == WATCH_CHILD) &&
+	    ((struct conn *)w->ptr)->dead)
+		return true;
+	switch (w->kind) {
+	case WATCH_SOCK:
+		loop_accept(l);
+		break;
+	case WATCH_HUB:
+		return loop_on_hub(l);
+	case WATCH_STREAM:
+		conn_on_stream(w->ptr);
+		break;
+	case WATCH_CHILD:
+		conn_on_child(w->ptr);
+		break;
+	}
+	return true;
+}
+
+static void *
+loop_main(void *arg)
+{
+	struct loop *l = arg;
+	struct epoll_event ev[LOOP_EVENTS];
+	bool running = true;
+
+	while (running) {
+		int n = epoll_wait(l->epfd, ev, LOOP_EVENTS, loop_deadlines(l));
+
+		if (n < 0 && errno != EINTR) {
+			loop_log(l, SHELLESC_LOG_ERROR, "epoll_wait: %s", strerror(errno));
+			break;
+		}
+		/* The hub first: a decision may free a conn whose stream also fired. */
+		for (int i = 0; i < n; i++)
+			if (((struct watch *)ev[i].data.ptr)->kind == WATCH_HUB)
+				running = loop_dispatch(l, ev[i].data.ptr) && running;
+		for (int i = 0; i < n && running; i++)
+			if (((struct watch *)ev[i].data.ptr)->kind != WATCH_HUB)
+				loop_dispatch(l, ev[i].data.ptr);
+		conn_reap_dead(l);
+	}
+	return NULL;
+}
+
+int
+loop_start(struct loop *l)
+{
+	sigset_t all, old;
+	int r;
+
+	l->wsock = (struct watch){ WATCH_SOCK, l };
+	l->whub = (struct watch){ WATCH_HUB, l };
+	if ((l->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return -errno;
+	if (loop_watch(l, l->sock, &l->wsock, EPOLL_CTL_ADD) != 0 ||
+	    loop_watch(l, l->hub->efd, &l->whub, EPOLL_CTL_ADD) != 0) {
+		r = -errno;
+		close(l->epfd);
+		return r;
+	}
+	/* The loop thread takes no signals: they belong to the embedder. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = -pthread_create(&l->thread, NULL, loop_main, l);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r != 0)
+		close(l->epfd);
+	return r;
+}
+
+/* End every escalated command: SIGTERM to all groups, one grace period, SIGKILL. */
+static void
+loop_end_children(struct loop *l)
+{
+	int64_t until = loop_now_ms() + l->cfg->kill_grace_ms;
+
+	for (struct conn *c = l->conns; c; c = c->next)
+		if (c->pidfd >= 0) {
+			kill(-c->pid, SIGTERM);
+			kill(-c->pid, SIGCONT);
+		}
+	for (struct conn *c = l->conns; c; c = c->next) {
+		int64_t left = until - loop_now_ms();
+
+		if (c->pidfd >= 0)
+			spawn_end(c->pid, c->pidfd, left > 0 ? (int)left : 0);
+	}
+}
+
+void
+loop_stop(struct loop *l)
+{
+	hub_poke(l->hub, true, false);
+	pthread_join(l->thread, NULL);
+	loop_end_children(l);
+	l->stopping = true;
+	while (l->conns)
+		conn_free(l->conns);
+	conn_reap_dead(l);
+	hub_kill(l->hub);
+	close(l->epfd);
+}

@@ -1,0 +1,147 @@
+/* session.c: starting and ending a session, and its environment overlay. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "server.h"
+
+extern char **environ;
+
+/* The client end lives on a high fd number, out of the way of shells' own fds. */
+#define SESSION_CLIENT_FD_MIN 64
+
+static void
+session_defaults(struct shellesc_config *cfg)
+{
+	if (cfg->intercept == 0)
+		cfg->intercept = SHELLESC_INTERCEPT_WRAPPER | SHELLESC_INTERCEPT_PRELOAD;
+	if (cfg->wrapper_path == NULL)
+		cfg->wrapper_path = SHELLESC_WRAPPER_PATH;
+	if (cfg->preload_path == NULL)
+		cfg->preload_path = SHELLESC_PRELOAD_PATH;
+	if (cfg->scrub == NULL)
+		cfg->scrub = shellesc_default_scrub;
+	if (cfg->kill_grace_ms <= 0)
+		cfg->kill_grace_ms = 2000;
+	if (cfg->request_timeout_ms <= 0)
+		cfg->request_timeout_ms = 10000;
+}
+
+static int
+session_overlay(struct shellesc_session *s)
+{
+	const struct shellesc_config *cfg = &s->cfg;
+	int n = 0;
+
+	if (asprintf(&s->env[n++], "%s=%d", SHELLESC_ENV_SOCKET, s->client_fd) < 0)
+		return -ENOMEM;
+	if ((cfg->intercept & SHELLESC_INTERCEPT_WRAPPER) &&
+	    asprintf(&s->env[n++], "%s=%s", SHELLESC_ENV_WRAPPER, cfg->wrapper_path) < 0)
+		return -ENOMEM;
+	if ((cfg->intercept & SHELLESC_INTERCEPT_PRELOAD) &&
+	    asprintf(&s->env[n++], "LD_PRELOAD=%s", cfg->preload_path) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* The session socket pair: ours non-blocking, the client's inheritable and high. */
+static int
+session_sockets(struct shellesc_session *s)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return -errno;
+	s->loop.sock = sv[0];
+	s->client_fd = fcntl(sv[1], F_DUPFD, SESSION_CLIENT_FD_MIN);
+	close(sv[1]);
+	if (s->client_fd < 0 || fcntl(sv[0], F_SETFL, O_NONBLOCK) != 0)
+		return -errno;
+	return 0;
+}
+
+static void
+session_free(struct shellesc_session *s)
+{
+	for (size_t i = 0; i < sizeof(s->env) / sizeof(s->env[0]); i++)
+		free(s->env[i]);
+	if (s->loop.sock >= 0)
+		close(s->loop.sock);
+	if (s->client_fd >= 0)
+		close(s->client_fd);
+	if (s->loop.hub)
+		hub_unref(s->loop.hub);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+}
+
+int
+shellesc_session_start(const struct shellesc_config *cfg,
+    struct shellesc_session **out)
+{
+	struct shellesc_session *s;
+	int r;
+
+	if (cfg == NULL || cfg->policy == NULL)
+		return -EINVAL;
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return -ENOMEM;
+	s->cfg = *cfg;
+	session_defaults(&s->cfg);
+	s->loop.s = s;
+	s->loop.cfg = &s->cfg;
+	s->loop.sock = s->client_fd = -1;
+	pthread_mutex_init(&s->mu, NULL);
+	if ((s->loop.hub = hub_new()) == NULL)
+		r = -ENOMEM;
+	else if ((r = session_sockets(s)) == 0 && (r = session_overlay(s)) == 0)
+		r = loop_start(&s->loop);
+	if (r != 0) {
+		session_free(s);
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+char *const *
+shellesc_session_env(const struct shellesc_session *s)
+{
+	return s->env;
+}
+
+int
+shellesc_session_client_fd(const struct shellesc_session *s)
+{
+	int fd;
+
+	pthread_mutex_lock((pthread_mutex_t *)&s->mu);
+	fd = s->client_fd;
+	pthread_mutex_unlock((pthread_mutex_t *)&s->mu);
+	return fd;
+}
+
+void
+shellesc_session_close_client(struct shellesc_session *s)
+{
+	pthread_mutex_lock(&s->mu);
+	if (s->client_fd >= 0)
+		close(s->client_fd);
+	s->client_fd = -1;
+	pthread_mutex_unlock(&s->mu);
+}
+
+void
+shellesc_session_end(struct shellesc_session *s)
+{
+	if (s == NULL)
+		return;
+	loop_stop(&s->loop);
+	session_free(s);
+}

@@ -1,0 +1,217 @@
+/*
+ * shellesc.h: embed a shellesc escalation server.
+ *
+ * A *session* is one approval gate.  Start it, merge its environment overlay
+ * into a shell's environment, start the shell (or let shellesc_session_exec()
+ * do it), and every exec in that shell's process tree is first sent to your
+ * *policy*, which answers run (exec in place, inside the shell's sandbox),
+ * escalate (the session runs it outside the sandbox on the caller's stdio)
+ * or deny.
+ *
+ * Threads: a session runs its own event-loop thread (epoll).  The policy is
+ * called on that thread and must not block: answer at once with
+ * shellesc_request_decide(), or keep the request and answer later from any
+ * thread -- a slow answer (a human prompt) never holds up other requests.
+ * Everything else may be called from any thread.
+ *
+ * Children: escalated commands are started with fork+exec from the loop
+ * thread, each in its own process group, and are reaped through pidfds.
+ * The embedding process must not set SIGCHLD to SIG_IGN nor reap with
+ * waitpid(-1, ...), or their exit status is lost.  Escalated commands get
+ * PR_SET_PDEATHSIG(SIGKILL): if the embedding process dies, they die too.
+ *
+ * Errors: functions returning int give 0 on success or a negative errno
+ * value (strerror(-r) describes it).  Nothing here exits or prints; the
+ * optional log callback receives diagnostics.
+ */
+#ifndef SHELLESC_H
+#define SHELLESC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SHELLESC_VERSION "0.1.0"
+
+struct shellesc_session;
+struct shellesc_request;
+
+enum shellesc_action {
+	SHELLESC_RUN,		/* exec in place, unchanged */
+	SHELLESC_ESCALATE,	/* the session runs it, outside the sandbox */
+	SHELLESC_DENY,		/* refused; the caller sees EACCES / exit 126 */
+};
+
+/* How an escalated command is to be run; passed to the prepare callback. */
+enum shellesc_mode {
+	SHELLESC_MODE_UNSANDBOXED,	/* as is, outside any sandbox (default) */
+	SHELLESC_MODE_SESSION_DEFAULT,	/* the embedder's default profile */
+	SHELLESC_MODE_PROFILE,		/* decision.profile, opaque to shellesc */
+};
+
+struct shellesc_decision {
+	enum shellesc_action action;
+	enum shellesc_mode mode;	/* escalate only */
+	void *profile;			/* SHELLESC_MODE_PROFILE: passed through untouched */
+	const char *reason;		/* shown to the caller on deny; may be NULL; copied */
+};
+
+/* Bits of shellesc_request_flags(): targets the preload cannot follow. */
+#define SHELLESC_TARGET_STATIC	0x1	/* statically linked (no PT_INTERP) */
+#define SHELLESC_TARGET_SETID	0x2	/* set-uid/gid or file capabilities */
+
+/* --- The request, as the policy sees it (valid until decided) ---------- */
+
+/* The program that will run: the caller's file, made absolute lexically
+ * against the caller's cwd ("." and empty components dropped, ".." kept,
+ * no "~" expansion: the kernel does none).  This exact path is what an
+ * escalated command executes. */
+const char *shellesc_request_program(const struct shellesc_request *req);
+const char *shellesc_request_file(const struct shellesc_request *req); /* as passed */
+char *const *shellesc_request_argv(const struct shellesc_request *req); /* NULL-terminated */
+size_t shellesc_request_argc(const struct shellesc_request *req);
+const char *shellesc_request_cwd(const struct shellesc_request *req);  /* absolute */
+char *const *shellesc_request_env(const struct shellesc_request *req); /* NAME=value, NULL-terminated */
+pid_t shellesc_request_pid(const struct shellesc_request *req);  /* SO_PEERCRED */
+uid_t shellesc_request_uid(const struct shellesc_request *req);
+gid_t shellesc_request_gid(const struct shellesc_request *req);
+unsigned shellesc_request_flags(const struct shellesc_request *req);
+uint64_t shellesc_request_id(const struct shellesc_request *req); /* unique in the session */
+/* Non-zero once the caller went away or the session ended: the answer will be discarded. */
+int shellesc_request_cancelled(const struct shellesc_request *req);
+
+/*
+ * Answer a request, exactly once, from any thread; afterwards req must not
+ * be used.  Answering after the session ended is allowed and does nothing.
+ */
+void shellesc_request_decide(struct shellesc_request *req,
+    const struct shellesc_decision *d);
+
+typedef void (*shellesc_policy_fn)(void *arg, struct shellesc_request *req);
+
+/* --- Preparing an escalated command ----------------------------------- */
+
+/*
+ * What an escalated command runs.  The session fills in the defaults: the
+ * decided program, the request's argv and cwd, and the request's own
+ * environment (not the server's) minus the scrubbed variables.  A prepare
+ * callback may point any field elsewhere (e.g. to wrap the command in
+ * another sandbox); that memory must stay valid until release is called.
+ */
+struct shellesc_prepared {
+	const char *path;	/* executed with execve(2), no PATH search */
+	char *const *argv;
+	const char *cwd;
+	char *const *env;
+};
+
+typedef int (*shellesc_prepare_fn)(void *arg, const struct shellesc_request *req,
+    const struct shellesc_decision *d, struct shellesc_prepared *p);
+typedef void (*shellesc_release_fn)(void *arg, struct shellesc_prepared *p);
+
+/* Called on the loop thread when an escalated command has ended. */
+typedef void (*shellesc_ended_fn)(void *arg, const struct shellesc_request *req,
+    int exit_code, int signal, double seconds);
+
+/* --- Sessions --------------------------------------------------------- */
+
+#define SHELLESC_INTERCEPT_WRAPPER 0x1	/* set EXEC_WRAPPER (patched shells) */
+#define SHELLESC_INTERCEPT_PRELOAD 0x2	/* set LD_PRELOAD (any dynamic program) */
+
+enum shellesc_log_level { SHELLESC_LOG_ERROR, SHELLESC_LOG_WARN, SHELLESC_LOG_DEBUG };
+
+struct shellesc_config {
+	shellesc_policy_fn policy;	/* required */
+	void *policy_arg;
+	shellesc_prepare_fn prepare;	/* optional */
+	shellesc_release_fn release;	/* optional, after prepare's command started */
+	void *prepare_arg;
+	shellesc_ended_fn ended;	/* optional */
+	void *ended_arg;
+	unsigned intercept;		/* SHELLESC_INTERCEPT_*; 0 means both */
+	const char *wrapper_path;	/* NULL: the installed wrapper */
+	const char *preload_path;	/* NULL: the installed preload library */
+	/* Variables removed from an escalated command's environment: exact
+	 * names, or prefixes ending in '*'.  NULL: shellesc_default_scrub. */
+	const char *const *scrub;
+	int kill_grace_ms;		/* SIGTERM to SIGKILL; 0: 2000 */
+	int request_timeout_ms;		/* to deliver a request or hand-over; 0: 10000 */
+	void (*log)(void *arg, enum shellesc_log_level level, const char *msg);
+	void *log_arg;
+};
+
+/* Variables that could inject code into an unsandboxed run (NULL-terminated). */
+extern const char *const shellesc_default_scrub[];
+
+/* Start a session. *out is set only on success. */
+int shellesc_session_start(const struct shellesc_config *cfg,
+    struct shellesc_session **out);
+
+/*
+ * The environment overlay: "NAME=value" strings, NULL-terminated, owned by
+ * the session: SHELLESC_ESCALATE_SOCKET (the client socket's fd number),
+ * EXEC_WRAPPER and/or LD_PRELOAD (just the preload library; see
+ * shellesc_env_merge() to put it in front of an existing LD_PRELOAD).
+ */
+char *const *shellesc_session_env(const struct shellesc_session *s);
+
+/* A new environment: base (NULL: environ) with the overlay laid on top and
+ * LD_PRELOAD prepended to any existing one.  Free with shellesc_env_free(). */
+char **shellesc_env_merge(const struct shellesc_session *s, char *const *base);
+void shellesc_env_free(char **env);
+
+/*
+ * The client socket, inherited by the shell (not close-on-exec), or -1 once
+ * closed.  Close it right after the shell is spawned, so it does not leak
+ * into unrelated children; execs can no longer reach the session afterwards
+ * except from the shell's tree.
+ */
+int shellesc_session_client_fd(const struct shellesc_session *s);
+void shellesc_session_close_client(struct shellesc_session *s);
+
+/*
+ * End the session: stop serving, cancel requests in flight, end every
+ * escalated command still running (its whole process group: SIGTERM, then
+ * SIGKILL after the grace period), reap them, close every fd, free s.
+ */
+void shellesc_session_end(struct shellesc_session *s);
+
+/* --- Running one command string in a session ----------------------------- */
+
+struct shellesc_exec_params {
+	const char *command;	/* the script: shell -c COMMAND (or -lc) */
+	const char *workdir;	/* absolute; required */
+	const char *shell;	/* NULL: /bin/bash */
+	char *const *env;	/* NULL: environ; the overlay is merged in */
+	int timeout_ms;		/* <= 0: none */
+	int login;		/* non-zero: -lc (the default of the reference); 0: -c */
+};
+
+struct shellesc_exec_result {
+	int exit_code;		/* -1 when killed by a signal */
+	int signal;
+	char *out, *err, *output; /* stdout, stderr, both interleaved; NUL-terminated */
+	size_t out_len, err_len, output_len;
+	double duration;	/* seconds */
+	int timed_out;		/* the timeout ended the shell and its escalations */
+};
+
+/*
+ * Run params->command with params->shell in the session, capturing output,
+ * and close the session's client socket right after the shell is spawned.
+ * The shell gets its own process group and /dev/null as stdin.  On timeout
+ * the shell's process group and every escalated command are ended.  Call it
+ * at most once per session.  Free the result with shellesc_exec_result_free.
+ */
+int shellesc_session_exec(struct shellesc_session *s,
+    const struct shellesc_exec_params *params, struct shellesc_exec_result *res);
+void shellesc_exec_result_free(struct shellesc_exec_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SHELLESC_H */

@@ -1,0 +1,197 @@
+/*
+ * spawn.c: starting a command with exactly the fds it was handed.
+ *
+ * The fork happens on a threaded server, so the child runs only
+ * async-signal-safe system calls until execve.  Received fds may sit on
+ * another fd's destination number (or their own): every source is first
+ * moved above all destinations, then each is dup2'd into place, so none is
+ * clobbered.  An exec failure comes back through a close-on-exec pipe.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "server.h"
+
+static int
+spawn_max_fd(const struct spawn_spec *sp)
+{
+	int hi = 2;
+
+	for (size_t i = 0; i < sp->nfds; i++) {
+		if (sp->fds[i].dst > hi)
+			hi = sp->fds[i].dst;
+		if (sp->fds[i].src > hi)
+			hi = sp->fds[i].src;
+	}
+	return hi;
+}
+
+static bool
+spawn_is_dst(const struct spawn_spec *sp, int fd)
+{
+	for (size_t i = 0; i < sp->nfds; i++)
+		if (sp->fds[i].dst == fd)
+			return true;
+	return false;
+}
+
+/* Child: install fds[] on their destinations, close all else but errfd. */
+static int
+spawn_child_fds(const struct spawn_spec *sp, int errfd)
+{
+	int base = spawn_max_fd(sp) + 1, tmp[SHELLESC_MAX_FDS];
+
+	if (errfd < base && (errfd = fcntl(errfd, F_DUPFD_CLOEXEC, base)) < 0)
+		return -1;
+	for (size_t i = 0; i < sp->nfds; i++)
+		if ((tmp[i] = fcntl(sp->fds[i].src, F_DUPFD_CLOEXEC, base)) < 0)
+			return -1;
+	for (size_t i = 0; i < sp->nfds; i++)
+		if (dup2(tmp[i], sp->fds[i].dst) < 0)
+			return -1;
+	for (int fd = 0; fd < base; fd++)
+		if (!spawn_is_dst(sp, fd))
+			close(fd);
+	if (errfd > base)
+		close_range((unsigned)base, (unsigned)errfd - 1, 0);
+	close_range((unsigned)errfd + 1, ~0U, 0);
+	return errfd;
+}
+
+static void
+spawn_child_signals(void)
+{
+	struct sigaction sa;
+	sigset_t none;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &sa, NULL);	/* EINVAL for KILL, STOP, libc's own: fine */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static void __attribute__((noreturn))
+spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent)
+{
+	int e;
+
+	if (sp->new_pgrp)
+		setpgid(0, 0);
+	if (sp->pdeathsig && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
+	    getppid() != parent))
+		_exit(127);
+	spawn_child_signals();
+	if ((errfd = spawn_child_fds(sp, errfd)) >= 0 &&
+	    (sp->cwd == NULL || chdir(sp->cwd) == 0))
+		execve(sp->path, sp->argv, sp->env);
+	e = errno;
+	if (errfd >= 0)
+		while (write(errfd, &e, sizeof(e)) < 0 && errno == EINTR)
+			;
+	_exit(127);
+}
+
+/* Parent: 0 when the child exec'd, else -errno (the child is then reaped). */
+static int
+spawn_exec_status(int rfd, int pidfd)
+{
+	int e = 0, sig;
+	ssize_t n;
+
+	do
+		n = read(rfd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(e)) {
+		spawn_reap(pidfd, &sig);
+		return -e;
+	}
+	return 0;
+}
+
+int
+spawn_run(const struct spawn_spec *sp, pid_t *pid, int *pidfd)
+{
+	pid_t parent = getpid();
+	int pfd[2], r;
+
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return -errno;
+	if ((*pid = fork()) < 0) {
+		r = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return r;
+	}
+	if (*pid == 0)
+		spawn_child(sp, pfd[1], parent);
+	close(pfd[1]);
+	if (sp->new_pgrp)
+		setpgid(*pid, *pid);	/* also here: no race with a signal to the group */
+	if ((*pidfd = pidfd_open(*pid, 0)) < 0) {
+		r = -errno;		/* cannot happen to our unreaped child */
+		kill(*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+		close(pfd[0]);
+		return r;
+	}
+	fcntl(*pidfd, F_SETFD, FD_CLOEXEC);
+	r = spawn_exec_status(pfd[0], *pidfd);
+	close(pfd[0]);
+	if (r != 0) {
+		close(*pidfd);
+		*pidfd = -1;
+	}
+	return r;
+}
+
+int
+spawn_reap(int pidfd, int *sig)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	while (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) != 0)
+		if (errno != EINTR)
+			return (*sig = 0), -1;
+	if (si.si_code == CLD_EXITED)
+		return (*sig = 0), si.si_status;
+	*sig = si.si_status;
+	return -1;
+}
+
+/* True when pidfd became readable (the child exited) within ms. */
+static bool
+spawn_wait(int pidfd, int ms)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	int n;
+
+	do
+		n = poll(&p, 1, ms);
+	while (n < 0 && errno == EINTR);
+	return n > 0;
+}
+
+void
+spawn_end(pid_t pgrp, int pidfd, int grace_ms)
+{
+	int sig;
+
+	kill(-pgrp, SIGTERM);
+	kill(-pgrp, SIGCONT);		/* a stopped group cannot act on SIGTERM */
+	if (!spawn_wait(pidfd, grace_ms))
+		kill(-pgrp, SIGKILL);
+	spawn_reap(pidfd, &sig);
+	kill(-pgrp, SIGKILL);		/* what the leader left behind in its group */
+}

@@ -1,0 +1,113 @@
+/*
+ * shellesc-execve-wrapper FILE ARGV0 [ARG...]
+ *
+ * Patched shells exec this instead of FILE when EXEC_WRAPPER is set.  It
+ * asks the session's server and then execs FILE in place (run), hands its
+ * stdio to the server and mirrors the command's end (escalate), or refuses
+ * (deny, exit 126).  Every argument after FILE is argv, verbatim: there are
+ * no options.  It prints nothing but errors, unless SHELLESC_DEBUG is set.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "err.h"
+
+extern char **environ;
+
+#define EXIT_CANNOT_RUN 126	/* as shells report a file they cannot execute */
+#define EXIT_NOT_FOUND 127
+
+static const char *wrapper_verdicts[] = { "run", "escalate", "deny" };
+
+static void
+wrapper_debug(const char *file, const char *what)
+{
+	if (getenv(SHELLESC_ENV_DEBUG) != NULL)
+		fprintf(stderr, "shellesc-execve-wrapper[%ld]: %s: %s\n",
+		    (long)getpid(), file, what);
+}
+
+/* Exec in place; a file without #! runs under /bin/sh, as shells do. */
+static int
+wrapper_run(const char *file, char **argv)
+{
+	int e;
+
+	execve(file, argv, environ);
+	if ((e = errno) == ENOEXEC) {
+		size_t argc = 0;
+
+		while (argv[argc])
+			argc++;
+		char *sh_argv[argc + 2];
+
+		sh_argv[0] = (char *)"/bin/sh";
+		sh_argv[1] = (char *)file;
+		memcpy(sh_argv + 2, argv + (argc > 0), sizeof(char *) * (argc - (argc > 0) + 1));
+		execve("/bin/sh", sh_argv, environ);
+		e = errno;
+	}
+	client_say(file, strerror(e));
+	return e == ENOENT || e == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+}
+
+static int
+wrapper_escalate(const char *file, struct client_req *req)
+{
+	struct client_result res;
+	int r = client_escalate(req, &res);
+
+	if (r != 0) {
+		client_say(file, res.error[0] ? res.error : client_strerror(r));
+		return EXIT_CANNOT_RUN;
+	}
+	if (res.error[0])
+		client_say(file, res.error);
+	client_exit_like(&res);
+}
+
+static int
+wrapper_fail(const char *file, const char *why, int r)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "%s: %s", why, client_strerror(r));
+	client_say(file, msg);
+	return EXIT_CANNOT_RUN;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct msg_exec_out e = { .env = environ, .pid = getpid() };
+	struct client_req req;
+	int fd, r;
+
+	if (argc < 2) {
+		client_say(NULL, "usage: shellesc-execve-wrapper FILE ARGV0 [ARG...]");
+		return EXIT_CANNOT_RUN;
+	}
+	e.file = argv[1];
+	e.argv = argv + 2;
+	if ((r = client_session_fd(environ, &fd)) != 0)
+		return wrapper_fail(e.file, "no usable shellesc session", r);
+	if ((r = client_ask(fd, &e, &req)) != 0)
+		return req.refused ? (client_say(e.file, req.reason), EXIT_CANNOT_RUN) :
+		    wrapper_fail(e.file, "cannot ask the shellesc server", r);
+	wrapper_debug(e.file, wrapper_verdicts[req.action]);
+	switch (req.action) {
+	case SHELLESC_ACT_RUN:
+		return wrapper_run(e.file, argv + 2);
+	case SHELLESC_ACT_ESCALATE:
+		return wrapper_escalate(e.file, &req);
+	default:
+		client_say("execution denied", req.reason[0] ? req.reason : NULL);
+		return EXIT_CANNOT_RUN;
+	}
+}
