@@ -13,6 +13,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
@@ -20,6 +22,84 @@
 #include <unistd.h>
 
 #include "server.h"
+
+
+/*
+ * A child's exit as an fd that becomes readable: a pidfd, or -- where the
+ * kernel (before 5.3) or valgrind lacks pidfd_open -- a pipe that a waiter
+ * thread fills with the wait status.
+ */
+static bool spawn_have_pidfd = true;
+
+static int
+spawn_read_full(int fd, void *buf, size_t n)
+{
+	ssize_t k;
+
+	do
+		k = read(fd, buf, n);
+	while (k < 0 && errno == EINTR);
+	return k == (ssize_t)n ? 0 : -1;
+}
+
+struct spawn_waiter {
+	pid_t pid;
+	int wfd;
+};
+
+static void *
+spawn_waiter_main(void *arg)
+{
+	struct spawn_waiter w = *(struct spawn_waiter *)arg;
+	int st = 0;
+
+	free(arg);
+	while (waitpid(w.pid, &st, 0) < 0 && errno == EINTR)
+		;
+	while (write(w.wfd, &st, sizeof(st)) < 0 && errno == EINTR)
+		;
+	close(w.wfd);
+	return NULL;
+}
+
+static int
+spawn_watch_thread(pid_t pid)
+{
+	struct spawn_waiter *w = malloc(sizeof(*w));
+	pthread_attr_t attr;
+	pthread_t t;
+	int p[2], r;
+
+	if (w == NULL || pipe2(p, O_CLOEXEC) != 0)
+		return free(w), -ENOMEM;
+	*w = (struct spawn_waiter){ pid, p[1] };
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	r = pthread_create(&t, &attr, spawn_waiter_main, w);
+	pthread_attr_destroy(&attr);
+	if (r != 0) {
+		free(w);
+		close(p[0]);
+		close(p[1]);
+		return -r;
+	}
+	return p[0];
+}
+
+static int
+spawn_watch(pid_t pid)
+{
+	int fd;
+
+	if (spawn_have_pidfd) {
+		if ((fd = pidfd_open(pid, 0)) >= 0)
+			return fd;	/* close-on-exec by definition */
+		if (errno != ENOSYS)
+			return -errno;
+		spawn_have_pidfd = false;
+	}
+	return spawn_watch_thread(pid);
+}
 
 static int
 spawn_max_fd(const struct spawn_spec *sp)
@@ -138,14 +218,13 @@ spawn_run(const struct spawn_spec *sp, pid_t *pid, int *pidfd)
 	close(pfd[1]);
 	if (sp->new_pgrp)
 		setpgid(*pid, *pid);	/* also here: no race with a signal to the group */
-	if ((*pidfd = pidfd_open(*pid, 0)) < 0) {
-		r = -errno;		/* cannot happen to our unreaped child */
+	if ((*pidfd = spawn_watch(*pid)) < 0) {
+		r = *pidfd;
 		kill(*pid, SIGKILL);
 		waitpid(*pid, NULL, 0);
 		close(pfd[0]);
 		return r;
 	}
-	fcntl(*pidfd, F_SETFD, FD_CLOEXEC);
 	r = spawn_exec_status(pfd[0], *pidfd);
 	close(pfd[0]);
 	if (r != 0) {
@@ -155,19 +234,30 @@ spawn_run(const struct spawn_spec *sp, pid_t *pid, int *pidfd)
 	return r;
 }
 
+/* Exit status to (code, *sig), as spawn_reap returns it. */
+static int
+spawn_status(int code, int signo, bool exited, int *sig)
+{
+	*sig = exited ? 0 : signo;
+	return exited ? code : -1;
+}
+
 int
 spawn_reap(int pidfd, int *sig)
 {
 	siginfo_t si;
+	int st;
 
+	if (!spawn_have_pidfd) {
+		if (spawn_read_full(pidfd, &st, sizeof(st)) != 0)
+			return spawn_status(0, SIGKILL, false, sig);
+		return spawn_status(WEXITSTATUS(st), WTERMSIG(st), WIFEXITED(st), sig);
+	}
 	memset(&si, 0, sizeof(si));
 	while (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) != 0)
 		if (errno != EINTR)
-			return (*sig = 0), -1;
-	if (si.si_code == CLD_EXITED)
-		return (*sig = 0), si.si_status;
-	*sig = si.si_status;
-	return -1;
+			return spawn_status(0, SIGKILL, false, sig);
+	return spawn_status(si.si_status, si.si_status, si.si_code == CLD_EXITED, sig);
 }
 
 /* True when pidfd became readable (the child exited) within ms. */
