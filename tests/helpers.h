@@ -3,6 +3,11 @@
 #define SHELLESC_TEST_HELPERS_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct frame_rx;
+struct msg;
 
 /* Number of open fds in this process (counts /proc/self/fd entries). */
 int th_count_fds(void);
@@ -12,5 +17,50 @@ void th_pair(int type, int sv[2]);
 
 /* True when fd is open. */
 int th_fd_open(int fd);
+
+/* Set O_NONBLOCK on fd. */
+void th_nonblock(int fd);
+
+/* A CLOEXEC pipe; asserts success. */
+void th_pipe(int p[2]);
+
+/* n fds open on /dev/null; th_close_fds() closes them. */
+void th_null_fds(int *fds, size_t n);
+void th_close_fds(int *fds, size_t n);
+
+/* True when fds a and b are the same open file (same device and inode). */
+int th_same_file(int a, int b);
+
+/* Assert that bytes written to w come out of r (e.g. a received pipe end). */
+void th_check_pipe(int w, int r);
+
+/* write(2) all of p, asserting success. */
+void th_write(int fd, const void *p, size_t n);
+
+/*
+ * Run fn(arg) in a forked child (to feed a socket while the test reads it);
+ * the child exits 0 when fn returns 0.  th_reap() asserts that it did.
+ */
+pid_t th_spawn(int (*fn)(void *), void *arg);
+void th_reap(pid_t pid);
+
+/* Receive one frame into a heap rx (maxfds fds) and decode it. Returns the first error. */
+int th_recv_msg(int sock, struct frame_rx *rx, size_t maxfds, struct msg *m);
+
+/* Hex digits (spaces ignored) to bytes; returns the count. */
+size_t th_hex(const char *hex, uint8_t *out, size_t cap);
+
+/* Deterministic pseudo-random numbers (xorshift64*). */
+uint64_t th_rand(uint64_t *state);
+
+/*
+ * Build MessagePack from a compact text (printf-formatted first) with
+ * msgpack-c's packer.  Values: {k: v, ...}  [v, ...]  "str"  b"bin"  e"ext"
+ * (type 7)  123  -4  1.5  nil  true  false  bare_word (a str)  #c1ff (raw
+ * bytes, counted as one element).  Quoted text takes \xNN, \" and \\.
+ * Several top-level values are concatenated.  Returns a malloc'd buffer.
+ */
+uint8_t *th_mp(size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif
