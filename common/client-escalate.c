@@ -101,7 +101,8 @@ client_take_result(const struct msg *m, struct client_result *res)
 
 	if (m->type != SHELLESC_MSG_RESULT && m->type != SHELLESC_MSG_ERROR)
 		return SE_ERR_UNEXPECTED;
-	memcpy(res->error, text->p, text->len);
+	if (text->len > 0)	/* p is NULL when the field is absent */
+		memcpy(res->error, text->p, text->len);
 	res->error[text->len] = '\0';
 	if (m->type == SHELLESC_MSG_ERROR)
 		return SE_ERR_UNEXPECTED;

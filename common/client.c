@@ -69,7 +69,8 @@ client_take_reply(const struct msg *m, struct client_req *req)
 		text = &m->reason;
 	} else
 		return SE_ERR_UNEXPECTED;
-	memcpy(req->reason, text->p, text->len);	/* len <= SHELLESC_REASON_MAX */
+	if (text->len > 0)	/* len <= SHELLESC_REASON_MAX; p may be NULL when absent */
+		memcpy(req->reason, text->p, text->len);
 	req->reason[text->len] = '\0';
 	return req->refused ? SE_ERR_UNEXPECTED : 0;
 }

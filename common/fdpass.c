@@ -77,8 +77,15 @@ fdpass_consume(struct iovec **iov, int *iovcnt, size_t n)
 }
 
 int
-fdpass_send_all(int sock, const struct iovec *iov_in, int iovcnt,
+fdpass_send_all(int sock, const struct iovec *iov, int iovcnt,
     const int *fds, size_t nfds)
+{
+	return fdpass_send_timed(sock, iov, iovcnt, fds, nfds, -1);
+}
+
+int
+fdpass_send_timed(int sock, const struct iovec *iov_in, int iovcnt,
+    const int *fds, size_t nfds, int timeout_ms)
 {
 	struct iovec iovs[8], *iov = iovs;
 	union fdpass_cmsg cm;
@@ -98,7 +105,7 @@ fdpass_send_all(int sock, const struct iovec *iov_in, int iovcnt,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			if ((r = fdpass_wait(sock, POLLOUT, -1)) != 0)
+			if ((r = fdpass_wait(sock, POLLOUT, timeout_ms)) != 0)
 				return r;
 			continue;
 		}

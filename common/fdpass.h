@@ -20,6 +20,11 @@
 int fdpass_send_all(int sock, const struct iovec *iov, int iovcnt,
     const int *fds, size_t nfds);
 
+/* The same, waiting at most timeout_ms for room (0: not at all; < 0: forever):
+ * SE_ERR_TIMEOUT then.  The server uses 0, so no client can make it wait. */
+int fdpass_send_timed(int sock, const struct iovec *iov, int iovcnt,
+    const int *fds, size_t nfds, int timeout_ms);
+
 /*
  * One non-blocking recvmsg of at most len bytes.  On entry *nfds is how many
  * fds the caller can take (at most SHELLESC_MAX_FDS); on return, how many

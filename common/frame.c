@@ -28,6 +28,13 @@ int
 frame_send(int sock, const void *payload, size_t len, const int *fds,
     size_t nfds)
 {
+	return frame_send_timed(sock, payload, len, fds, nfds, -1);
+}
+
+int
+frame_send_timed(int sock, const void *payload, size_t len, const int *fds,
+    size_t nfds, int timeout_ms)
+{
 	uint8_t hdr[SHELLESC_FRAME_HDR];
 	struct iovec iov[2] = {
 		{ .iov_base = hdr, .iov_len = sizeof(hdr) },
@@ -39,7 +46,7 @@ frame_send(int sock, const void *payload, size_t len, const int *fds,
 	if (nfds > SHELLESC_MAX_FDS)
 		return SE_ERR_TOO_MANY_FDS;
 	frame_put_len(hdr, (uint32_t)len);
-	return fdpass_send_all(sock, iov, len ? 2 : 1, fds, nfds);
+	return fdpass_send_timed(sock, iov, len ? 2 : 1, fds, nfds, timeout_ms);
 }
 
 void

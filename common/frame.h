@@ -19,6 +19,10 @@
 int frame_send(int sock, const void *payload, size_t len, const int *fds,
     size_t nfds);
 
+/* The same, waiting at most timeout_ms for socket buffer room (see fdpass_send_timed). */
+int frame_send_timed(int sock, const void *payload, size_t len,
+    const int *fds, size_t nfds, int timeout_ms);
+
 /* Store len as the 4-byte little-endian frame header. */
 void frame_put_len(uint8_t hdr[SHELLESC_FRAME_HDR], uint32_t len);
 

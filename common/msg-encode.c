@@ -93,6 +93,7 @@ msg_send_exec(int sock, const struct msg_exec_out *e)
 /* Small messages: pack into a stack buffer, send as one frame. */
 struct msg_small {
 	struct sink s;
+	int type;
 	char buf[SHELLESC_REPLY_MAX];
 };
 
@@ -100,16 +101,27 @@ static void
 msg_small_begin(struct msg_small *m, int type, size_t nkeys)
 {
 	sink_init_mem(&m->s, m->buf, sizeof(m->buf));
+	m->type = type;
 	msgpack_pack_map(&m->s.pk, nkeys);
 	msg_key_int(&m->s, "type", type);
 }
 
+/*
+ * Clients wait for room; the server never does (timeout 0): its replies are
+ * small and go to a client that is waiting for them, so a full buffer means
+ * a client that is stuffing its own stream, and that request is dropped.
+ */
 static int
 msg_small_send(struct msg_small *m, int sock, const int *fds, size_t n)
 {
+	static const int server_sends = 1 << SHELLESC_MSG_DECISION |
+	    1 << SHELLESC_MSG_RESULT | 1 << SHELLESC_MSG_ERROR;
+	int type = m->type;
+
 	if (m->s.err != 0)
 		return m->s.err;
-	return frame_send(sock, m->buf, m->s.len, fds, n);
+	return frame_send_timed(sock, m->buf, m->s.len, fds, n,
+	    (server_sends >> type) & 1 ? 0 : -1);
 }
 
 /* A text field, cut to SHELLESC_REASON_MAX bytes. */

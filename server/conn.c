@@ -77,6 +77,11 @@ conn_free(struct conn *c)
 	if (c->dead)
 		return;
 	conn_hangup(c);
+	if (c->pidfd >= 0 && !l->stopping) {
+		/* Still running: end it; conn_on_child frees c once it is reaped. */
+		conn_kill(c);
+		return;
+	}
 	if (c->policy_holds && !l->stopping) {
 		/* The answer will come back to this conn: free it then. */
 		atomic_store(&c->req->cancelled, 1);
@@ -220,6 +225,8 @@ conn_start_escalated(struct conn *c, const struct msg *m)
 	c->deadline = 0;
 	if (loop_watch(c->loop, c->pidfd, &c->wpid, EPOLL_CTL_ADD) != 0) {
 		spawn_end(c->pid, c->pidfd, 0);
+		close(c->pidfd);
+		c->pidfd = -1;
 		return conn_refuse(c, "cannot watch the escalated command: %s", strerror(errno)), -1;
 	}
 	return 0;
@@ -344,13 +351,17 @@ void
 conn_on_child(struct conn *c)
 {
 	const struct shellesc_config *cfg = c->loop->cfg;
-	int sig, code = spawn_reap(c->pidfd, &sig);
+	bool core;
+	int sig, code = spawn_reap(c->pidfd, &sig, &core);
 	double secs = (double)(loop_now_ms() - c->started) / 1000.0;
 
+	epoll_ctl(c->loop->epfd, EPOLL_CTL_DEL, c->pidfd, NULL);
+	close(c->pidfd);
+	c->pidfd = -1;
 	if (c->killing)
 		kill(-c->pid, SIGKILL);	/* what the leader left behind */
 	if (c->fd >= 0)
-		msg_send_result(c->fd, code, sig, false, NULL);
+		msg_send_result(c->fd, code, sig, core, NULL);
 	if (cfg->ended)
 		cfg->ended(cfg->ended_arg, c->req, code, sig, secs);
 	conn_free(c);

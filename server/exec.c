@@ -142,6 +142,7 @@ exec_collect(struct exec_run *x, struct shellesc_exec_result *res)
 			{ .fd = x->exited ? -1 : x->pidfd, .events = POLLIN },
 		};
 		int n = poll(p, 3, exec_wait_ms(x)), r = 0;
+		bool core;
 
 		if (n < 0 && errno != EINTR)
 			return -errno;
@@ -152,7 +153,7 @@ exec_collect(struct exec_run *x, struct shellesc_exec_result *res)
 		if (r != 0)
 			return r;
 		if (n > 0 && p[2].revents) {
-			x->code = spawn_reap(x->pidfd, &x->sig);
+			x->code = spawn_reap(x->pidfd, &x->sig, &core);
 			x->exited = true;
 			if (res->timed_out && x->kill_at == 0)
 				x->kill_at = loop_now_ms() + x->s->cfg.kill_grace_ms;

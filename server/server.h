@@ -87,8 +87,8 @@ struct spawn_spec {
  * -errno after the child was reaped.
  */
 int spawn_run(const struct spawn_spec *sp, pid_t *pid, int *pidfd);
-/* Wait (blocking) on a pidfd; exit code or -1 with *sig set. */
-int spawn_reap(int pidfd, int *sig);
+/* Wait (blocking) on a pidfd; exit code, or -1 with *sig (and *core) set. */
+int spawn_reap(int pidfd, int *sig, bool *core);
 /* SIGTERM the group, wait up to grace_ms for the pidfd, then SIGKILL; reaps. */
 void spawn_end(pid_t pgrp, int pidfd, int grace_ms);
 

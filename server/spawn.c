@@ -187,13 +187,14 @@ static int
 spawn_exec_status(int rfd, int pidfd)
 {
 	int e = 0, sig;
+	bool core;
 	ssize_t n;
 
 	do
 		n = read(rfd, &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
 	if (n == (ssize_t)sizeof(e)) {
-		spawn_reap(pidfd, &sig);
+		spawn_reap(pidfd, &sig, &core);
 		return -e;
 	}
 	return 0;
@@ -243,20 +244,23 @@ spawn_status(int code, int signo, bool exited, int *sig)
 }
 
 int
-spawn_reap(int pidfd, int *sig)
+spawn_reap(int pidfd, int *sig, bool *core)
 {
 	siginfo_t si;
 	int st;
 
+	*core = false;
 	if (!spawn_have_pidfd) {
 		if (spawn_read_full(pidfd, &st, sizeof(st)) != 0)
 			return spawn_status(0, SIGKILL, false, sig);
+		*core = WIFSIGNALED(st) && WCOREDUMP(st);
 		return spawn_status(WEXITSTATUS(st), WTERMSIG(st), WIFEXITED(st), sig);
 	}
 	memset(&si, 0, sizeof(si));
 	while (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) != 0)
 		if (errno != EINTR)
 			return spawn_status(0, SIGKILL, false, sig);
+	*core = si.si_code == CLD_DUMPED;
 	return spawn_status(si.si_status, si.si_status, si.si_code == CLD_EXITED, sig);
 }
 
@@ -276,12 +280,13 @@ spawn_wait(int pidfd, int ms)
 void
 spawn_end(pid_t pgrp, int pidfd, int grace_ms)
 {
+	bool core;
 	int sig;
 
 	kill(-pgrp, SIGTERM);
 	kill(-pgrp, SIGCONT);		/* a stopped group cannot act on SIGTERM */
 	if (!spawn_wait(pidfd, grace_ms))
 		kill(-pgrp, SIGKILL);
-	spawn_reap(pidfd, &sig);
+	spawn_reap(pidfd, &sig, &core);
 	kill(-pgrp, SIGKILL);		/* what the leader left behind in its group */
 }
