@@ -1,0 +1,70 @@
+/*
+ * rules.h: policy rules files, the Starlark subset of Codex's execpolicy.
+ *
+ * A rules set is loaded from one or more files; deciding a command is a
+ * lookup indexed by program name, so the cost stays nearly flat with the
+ * number of rules.  The grammar, matching and errors are documented in
+ * man/shellesc-rules.5.  Library code: nothing here prints or exits.
+ */
+#ifndef SHELLESC_RULES_H
+#define SHELLESC_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Decisions, in order of strictness: when several rules match, the highest wins. */
+enum rules_decision {
+	RULES_NONE = -1,	/* no rule matched */
+	RULES_ESCALATE = 0,	/* "allow" (Codex) or "escalate" */
+	RULES_RUN = 1,		/* "run" */
+	RULES_PROMPT = 2,	/* "prompt" */
+	RULES_DENY = 3,		/* "forbidden" (Codex) or "deny" */
+};
+
+struct rules;
+
+/* Where and why a file failed to load. */
+struct rules_error {
+	char file[256];
+	int line, column;	/* 1-based */
+	char msg[256];		/* what was expected / what is wrong */
+};
+
+/* What decided a command. */
+struct rules_match {
+	enum rules_decision decision;
+	const char *justification;	/* NULL when the rule gave none */
+	const char *source;		/* "FILE:LINE" of the deciding rule */
+};
+
+struct rules *rules_new(void);
+void rules_free(struct rules *r);
+
+/* Add the rules of a file (or of text, named name in errors).
+ * Returns 0, or -1 with *err filled in; r is unchanged on error. */
+int rules_load_file(struct rules *r, const char *path, struct rules_error *err);
+int rules_load_text(struct rules *r, const char *name, const char *text,
+    size_t len, struct rules_error *err);
+
+/*
+ * Decide a command: program is the absolute path that will run, argv the
+ * command's argv (argv[0] is ignored: program takes its place), flags the
+ * SHELLESC_TARGET_* bits of the request.  Returns the decision (RULES_NONE
+ * when nothing matched) and, when m is not NULL, what decided it.
+ */
+enum rules_decision rules_decide(const struct rules *r, const char *program,
+    char *const *argv, unsigned flags, struct rules_match *m);
+
+/* "deny", "prompt", ... for a decision; "none" for RULES_NONE. */
+const char *rules_decision_name(enum rules_decision d);
+
+/*
+ * Append to the rules file at path a prefix_rule matching exactly
+ * tokens[0..n) (tokens[0] a program path or name) with the given decision,
+ * creating the file (and its directory) if needed.  Written so a crash
+ * never leaves a half-written file.  Returns 0 or a negative errno.
+ */
+int rules_append_prefix_rule(const char *path, char *const *tokens, size_t n,
+    enum rules_decision d);
+
+#endif /* SHELLESC_RULES_H */
