@@ -148,15 +148,16 @@ client_escalate(struct client_req *req, struct client_result *res)
 	int fds[3], r;
 
 	memset(res, 0, sizeof(*res));
+	/* Trap before the hand-over: the command may start at once, and a signal
+	 * it should get must not kill us instead (it stays blocked until ppoll). */
+	client_trap(old, &oldmask, &wait);
 	if ((r = client_dup_stdio(fds)) == 0) {
 		r = msg_send_handover(req->stream, dest, fds, 3);
 		fdpass_close_all(fds, 3);
 	}
-	if (r == 0) {
-		client_trap(old, &oldmask, &wait);
+	if (r == 0)
 		r = client_wait_result(req->stream, &wait, res);
-		client_untrap(old, &oldmask);
-	}
+	client_untrap(old, &oldmask);
 	fdpass_close_all(&req->stream, 1);
 	req->stream = -1;
 	return r;

@@ -159,6 +159,30 @@ loop_dispatch(struct loop *l, struct watch *w)
 	return true;
 }
 
+/*
+ * End every escalated command: SIGTERM to all groups, one grace period,
+ * SIGKILL.  Runs on the loop thread, which forked them: PR_SET_PDEATHSIG
+ * fires when that *thread* exits, so ending them after it would skip the
+ * SIGTERM and its grace period.
+ */
+static void
+loop_end_children(struct loop *l)
+{
+	int64_t until = loop_now_ms() + l->cfg->kill_grace_ms;
+
+	for (struct conn *c = l->conns; c; c = c->next)
+		if (c->pidfd >= 0) {
+			kill(-c->pid, SIGTERM);
+			kill(-c->pid, SIGCONT);
+		}
+	for (struct conn *c = l->conns; c; c = c->next) {
+		int64_t left = until - loop_now_ms();
+
+		if (c->pidfd >= 0)
+			spawn_end(c->pid, c->pidfd, left > 0 ? (int)left : 0);
+	}
+}
+
 static void *
 loop_main(void *arg)
 {
@@ -182,6 +206,7 @@ loop_main(void *arg)
 				loop_dispatch(l, ev[i].data.ptr);
 		conn_reap_dead(l);
 	}
+	loop_end_children(l);
 	return NULL;
 }
 
@@ -211,31 +236,11 @@ loop_start(struct loop *l)
 	return r;
 }
 
-/* End every escalated command: SIGTERM to all groups, one grace period, SIGKILL. */
-static void
-loop_end_children(struct loop *l)
-{
-	int64_t until = loop_now_ms() + l->cfg->kill_grace_ms;
-
-	for (struct conn *c = l->conns; c; c = c->next)
-		if (c->pidfd >= 0) {
-			kill(-c->pid, SIGTERM);
-			kill(-c->pid, SIGCONT);
-		}
-	for (struct conn *c = l->conns; c; c = c->next) {
-		int64_t left = until - loop_now_ms();
-
-		if (c->pidfd >= 0)
-			spawn_end(c->pid, c->pidfd, left > 0 ? (int)left : 0);
-	}
-}
-
 void
 loop_stop(struct loop *l)
 {
 	hub_poke(l->hub, true, false);
 	pthread_join(l->thread, NULL);
-	loop_end_children(l);
 	l->stopping = true;
 	while (l->conns)
 		conn_free(l->conns);

@@ -161,6 +161,26 @@ spawn_child_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/* execve; a file without #! runs under /bin/sh, as execvp(3) and shells do. */
+static void
+spawn_exec(const struct spawn_spec *sp)
+{
+	size_t argc = 0;
+
+	execve(sp->path, sp->argv, sp->env);
+	if (errno != ENOEXEC)
+		return;
+	while (sp->argv[argc])
+		argc++;
+	char *argv[argc + 2];
+
+	argv[0] = (char *)"/bin/sh";
+	argv[1] = (char *)sp->path;
+	memcpy(argv + 2, sp->argv + (argc > 0), sizeof(char *) * (argc - (argc > 0) + 1));
+	execve("/bin/sh", argv, sp->env);
+	errno = ENOEXEC;	/* the file's failure, not the fallback's */
+}
+
 static void __attribute__((noreturn))
 spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent)
 {
@@ -174,7 +194,7 @@ spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent)
 	spawn_child_signals();
 	if ((errfd = spawn_child_fds(sp, errfd)) >= 0 &&
 	    (sp->cwd == NULL || chdir(sp->cwd) == 0))
-		execve(sp->path, sp->argv, sp->env);
+		spawn_exec(sp);
 	e = errno;
 	if (errfd >= 0)
 		while (write(errfd, &e, sizeof(e)) < 0 && errno == EINTR)

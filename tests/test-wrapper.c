@@ -1,0 +1,248 @@
+/*
+ * test-wrapper.c: suite wrapper -- shellesc-execve-wrapper as a real
+ * process under a real session: run, escalate, deny, failures, and
+ * arguments passed byte for byte.
+ */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "session-helpers.h"
+
+static struct tpol tp;
+static struct shellesc_session *s;
+
+/*
+ * One wrapper run.  "@" at the start of file, cwd or program stands for a
+ * fresh directory holding: noshebang (a script without #!), bin/tool (one
+ * with), and "\xff-dump" (a link to argv-dump with a non-UTF-8 name).
+ */
+struct wcase {
+	const char *name;
+	const char *action;	/* TEST_ACTION */
+	const char *sock;	/* SHELLESC_ESCALATE_SOCKET: NULL the session's, "" unset */
+	const char *cwd;
+	const char *file;
+	const char *argv[7];	/* NULL-terminated */
+	const char *in;		/* written to stdin */
+	int code;		/* exit code */
+	const char *out;	/* stdout, exactly (outlen bytes) */
+	size_t outlen;
+	const char *err;	/* in stderr ("": stderr empty) */
+	const char *program;	/* what the policy saw, when not file */
+};
+
+#define OUT(text) .out = text, .outlen = sizeof(text) - 1
+#define NOT_FOUND "No such file or directory"
+#define NO_SESSION "shellesc: /bin/echo: no usable shellesc session"
+#define ODD_ARGS { "-zsh", "--help", "--", "-c", "\xff\xfe caf\xe9", "\x80" }
+#define ODD_OUT OUT("-zsh\0--help\0--\0-c\0\xff\xfe caf\xe9\0\x80\0")
+
+static const struct wcase wcases[] = {
+	{ "run", "run", .file = "/bin/echo", .argv = { "echo", "hi" }, OUT("hi\n"), .err = "" },
+	{ "escalate, stdin to stdout", "escalate", .file = "/bin/cat", .argv = { "cat" },
+	  .in = "piped-in\n", OUT("piped-in\n"), .err = "" },
+	{ "escalate, stderr and exit code", "escalate", .file = "/bin/sh",
+	  .argv = { "sh", "-c", "echo err >&2; exit 3" }, .code = 3, OUT(""), .err = "err\n" },
+	{ "deny", "deny", .file = "/bin/echo", .argv = { "echo", "ran" }, .code = 126, OUT(""),
+	  .err = "shellesc: execution denied: not now\n" },
+	{ "run a script without #!", "run", .file = "@/noshebang", .argv = { "noshebang", "a b" },
+	  OUT("noshebang: a b\n"), .err = "" },
+	{ "escalate a script without #!", "escalate", .file = "@/noshebang", .argv = { "noshebang", "a b" },
+	  OUT("noshebang: a b\n"), .err = "" },
+	{ "run a missing file", "run", .file = "/nonexistent/prog", .argv = { "prog" }, .code = 127,
+	  OUT(""), .err = "shellesc: /nonexistent/prog: " NOT_FOUND "\n" },
+	{ "escalate a missing file", "escalate", .file = "/nonexistent/prog", .argv = { "prog" },
+	  .code = 127, OUT(""), .err = "/nonexistent/prog: " NOT_FOUND "\n" },
+	{ "escalate a relative file in cwd", "escalate", .cwd = "@", .file = "./bin/tool",
+	  .argv = { "tool" }, OUT("tool ran\n"), .err = "", .program = "@/bin/tool" },
+	{ "no session variable", "run", .sock = "", .file = "/bin/echo", .argv = { "echo", "ran" },
+	  .code = 126, OUT(""), .err = NO_SESSION ": SHELLESC_ESCALATE_SOCKET is not set\n" },
+	{ "session variable on a pipe", "run", .sock = "0", .file = "/bin/echo", .argv = { "echo", "ran" },
+	  .code = 126, OUT(""), .err = NO_SESSION ": session fd is not an AF_UNIX datagram socket\n" },
+	{ "session variable on a closed fd", "run", .sock = "999", .file = "/bin/echo",
+	  .argv = { "echo", "ran" }, .code = 126, OUT(""), .err = NO_SESSION },
+	{ "session variable not a number", "run", .sock = "3x", .file = "/bin/echo",
+	  .argv = { "echo", "ran" }, .code = 126, OUT(""), .err = NO_SESSION },
+	{ "run, option-like and non-UTF-8 args", "run", .file = TEST_ARGV_DUMP, .argv = ODD_ARGS,
+	  ODD_OUT, .err = "" },
+	{ "escalate, option-like and non-UTF-8 args", "escalate", .file = TEST_ARGV_DUMP,
+	  .argv = ODD_ARGS, ODD_OUT, .err = "" },
+	{ "escalate a non-UTF-8 file name", "escalate", .file = "@/\xff-dump", .argv = { "\xff" },
+	  OUT("\xff\0"), .err = "" },
+};
+#define NW (sizeof(wcases) / sizeof(wcases[0]))
+
+/* "@..." made absolute in dir. */
+static const char *
+at_dir(const char *path, const char *dir, char *buf, size_t size)
+{
+	if (path == NULL || path[0] != '@')
+		return path;
+	snprintf(buf, size, "%s%s", dir, path + 1);
+	return buf;
+}
+
+static void
+write_script(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+	cr_assert_eq(chmod(path, 0755), 0);
+}
+
+static void
+make_fixtures(char *dir)
+{
+	char path[PATH_MAX];
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/bin", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	write_script(dir, "noshebang", "echo \"noshebang: $*\"\n");
+	write_script(dir, "bin/tool", "#!/bin/sh\necho tool ran\n");
+	snprintf(path, sizeof(path), "%s/\xff-dump", dir);
+	cr_assert_eq(symlink(TEST_ARGV_DUMP, path), 0);
+}
+
+static void
+remove_fixtures(const char *dir)
+{
+	static const char *const names[] = { "noshebang", "bin/tool", "\xff-dump", "bin", "" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		remove(path);
+	}
+}
+
+/* The caller's environment: the session's overlay, or a broken/absent socket. */
+static char **
+case_env(const struct wcase *c, char *buf[4])
+{
+	static char act[64], sock[64];
+
+	snprintf(act, sizeof(act), "TEST_ACTION=%s", c->action);
+	if (c->sock == NULL)
+		return ts_env(s, act, NULL);
+	snprintf(sock, sizeof(sock), "SHELLESC_ESCALATE_SOCKET=%s", c->sock);
+	buf[0] = (char *)"PATH=/usr/bin:/bin";
+	buf[1] = act;
+	buf[2] = c->sock[0] ? sock : NULL;
+	buf[3] = NULL;
+	return buf;
+}
+
+/* What the policy saw: the file and argv verbatim, the program resolved. */
+static void
+check_request(const struct wcase *c, const char *file, const char *program)
+{
+	size_t argc = 0;
+
+	if (c->sock != NULL) {
+		cr_assert_eq(tp.seen, 0, "a broken session cannot have asked");
+		return;
+	}
+	cr_assert_eq(tp.seen, 1);
+	cr_assert_str_eq(tp.file, file);
+	cr_assert_str_eq(tp.program, program ? program : file);
+	while (c->argv[argc])
+		argc++;
+	cr_assert_eq(tp.argc, argc);
+	for (size_t i = 0; i < argc; i++)
+		cr_assert_str_eq(tp.argv[i], c->argv[i], "argv[%zu]", i);
+}
+
+static void
+run_case(const struct wcase *c, const char *dir)
+{
+	char fbuf[PATH_MAX], cbuf[PATH_MAX], pbuf[PATH_MAX], *out, *err, *envbuf[4];
+	const char *file = at_dir(c->file, dir, fbuf, sizeof(fbuf));
+	char **env = case_env(c, envbuf);
+	struct ts_proc p;
+	size_t outlen;
+	int st;
+
+	ts_wrapper_start(&p, env, at_dir(c->cwd, dir, cbuf, sizeof(cbuf)), file, (char *const *)c->argv);
+	if (c->in)
+		th_write(p.in, c->in, strlen(c->in));
+	st = ts_proc_wait(&p, &out, &outlen, &err);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == c->code, "status %#x, stderr: %s", st, err);
+	cr_assert(outlen == c->outlen && memcmp(out, c->out, outlen) == 0, "stdout: %s", out);
+	if (c->err[0] == '\0')
+		cr_assert_str_empty(err);
+	else
+		cr_assert_not_null(strstr(err, c->err), "stderr: %s", err);
+	check_request(c, file, at_dir(c->program, dir, pbuf, sizeof(pbuf)));
+	free(out);
+	free(err);
+	if (env != envbuf)
+		shellesc_env_free(env);
+}
+
+ParameterizedTestParameters(wrapper, each)
+{
+	return ts_indexes(NW);
+}
+
+ParameterizedTest(size_t *i, wrapper, each, .timeout = TS_TIMEOUT)
+{
+	char dir[] = "/tmp/shellesc-test-XXXXXX";
+
+	cr_log_info("case: %s", wcases[*i].name);
+	tp.reason = "not now";
+	s = ts_start(&tp, NULL);
+	make_fixtures(dir);
+	run_case(&wcases[*i], dir);
+	remove_fixtures(dir);
+	ts_end(s, &tp);
+}
+
+/* Run execs in place (same pid); escalate runs elsewhere (the server's child). */
+Test(wrapper, run_in_place_escalate_elsewhere, .timeout = TS_TIMEOUT)
+{
+	static const char *const actions[] = { "TEST_ACTION=run", "TEST_ACTION=escalate" };
+	struct ts_proc p;
+	char *out;
+	char **env;
+
+	s = ts_start(&tp, NULL);
+	for (int i = 0; i < 2; i++) {
+		env = ts_env(s, actions[i], NULL);
+		ts_wrapper_start(&p, env, NULL, "/bin/sh", TS_V("sh", "-c", "echo $$"));
+		cr_assert_eq(ts_proc_wait(&p, &out, NULL, NULL), 0);
+		cr_assert_eq(atoi(out) == p.pid, i == 0, "%s: pid %s, wrapper %d", actions[i], out, p.pid);
+		cr_assert_eq(tp.pid, p.pid, "SO_PEERCRED names the wrapper");
+		free(out);
+		shellesc_env_free(env);
+	}
+	ts_end(s, &tp);
+}
+
+/* No FILE: a usage message, and nothing is run. */
+Test(wrapper, usage, .timeout = TS_TIMEOUT)
+{
+	struct ts_proc p;
+	char *err;
+	int st;
+
+	ts_proc_start(&p, NULL, TS_V("PATH=/bin"), TEST_WRAPPER, TS_V("shellesc-execve-wrapper"));
+	st = ts_proc_wait(&p, NULL, NULL, &err);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 126);
+	cr_assert_not_null(strstr(err, "usage:"), "%s", err);
+	free(err);
+}
