@@ -19,6 +19,11 @@
 #define SHELLESC_ENV_WRAPPER	"EXEC_WRAPPER"
 #define SHELLESC_ENV_DEBUG	"SHELLESC_DEBUG"
 #define SHELLESC_ENV_PREFIX	"SHELLESC_"	/* never forwarded in a request */
+/* Set by the preload on a wrapper it execs as the proxy of an escalation
+ * already decided: the fd number of that request's open stream. */
+#define SHELLESC_ENV_PROXY	"SHELLESC_PROXY_FD"
+/* The wrapper the preload execs as that proxy (set with LD_PRELOAD). */
+#define SHELLESC_ENV_PROXY_PATH	"SHELLESC_WRAPPER"
 
 /*
  * Handshake: one datagram on the session socket, exactly these bytes,

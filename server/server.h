@@ -164,7 +164,7 @@ struct shellesc_session {
 	struct loop loop;
 	int client_fd;
 	pthread_mutex_t mu;		/* client_fd */
-	char *env[4];			/* the overlay */
+	char *env[5];			/* the overlay */
 };
 
 #endif /* SHELLESC_SERVER_H */

@@ -47,6 +47,10 @@ session_overlay(struct shellesc_session *s)
 	if ((cfg->intercept & SHELLESC_INTERCEPT_PRELOAD) &&
 	    asprintf(&s->env[n++], "LD_PRELOAD=%s", cfg->preload_path) < 0)
 		return -ENOMEM;
+	/* The preload execs the wrapper as the proxy of escalations it decides. */
+	if ((cfg->intercept & SHELLESC_INTERCEPT_PRELOAD) &&
+	    asprintf(&s->env[n++], "%s=%s", SHELLESC_ENV_PROXY_PATH, cfg->wrapper_path) < 0)
+		return -ENOMEM;
 	return 0;
 }
 

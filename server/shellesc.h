@@ -154,8 +154,10 @@ int shellesc_session_start(const struct shellesc_config *cfg,
 /*
  * The environment overlay: "NAME=value" strings, NULL-terminated, owned by
  * the session: SHELLESC_ESCALATE_SOCKET (the client socket's fd number),
- * EXEC_WRAPPER and/or LD_PRELOAD (just the preload library; see
- * shellesc_env_merge() to put it in front of an existing LD_PRELOAD).
+ * EXEC_WRAPPER (wrapper mode) and/or LD_PRELOAD (just the preload library;
+ * see shellesc_env_merge() to put it in front of an existing LD_PRELOAD)
+ * with SHELLESC_WRAPPER (preload mode: the wrapper it uses as the proxy of
+ * escalated commands).
  */
 char *const *shellesc_session_env(const struct shellesc_session *s);
 

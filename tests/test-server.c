@@ -28,11 +28,11 @@ Test(server, overlay_has_exactly_the_intercept_keys, .timeout = TS_TIMEOUT)
 {
 	static const struct {
 		unsigned intercept;
-		const char *keys[3];
+		const char *keys[4];
 	} cases[] = {
 		{ SHELLESC_INTERCEPT_WRAPPER, { "EXEC_WRAPPER=/w/wrapper" } },
-		{ SHELLESC_INTERCEPT_PRELOAD, { "LD_PRELOAD=/p/preload.so" } },
-		{ 0, { "EXEC_WRAPPER=/w/wrapper", "LD_PRELOAD=/p/preload.so" } },
+		{ SHELLESC_INTERCEPT_PRELOAD, { "LD_PRELOAD=/p/preload.so", "SHELLESC_WRAPPER=/w/wrapper" } },
+		{ 0, { "EXEC_WRAPPER=/w/wrapper", "LD_PRELOAD=/p/preload.so", "SHELLESC_WRAPPER=/w/wrapper" } },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -46,7 +46,7 @@ Test(server, overlay_has_exactly_the_intercept_keys, .timeout = TS_TIMEOUT)
 		snprintf(sock, sizeof(sock), "SHELLESC_ESCALATE_SOCKET=%d", shellesc_session_client_fd(s));
 		env = shellesc_session_env(s);
 		cr_assert_str_eq(env[n++], sock);
-		for (size_t k = 0; k < 3 && cases[i].keys[k]; k++, n++)
+		for (size_t k = 0; k < 4 && cases[i].keys[k]; k++, n++)
 			cr_assert_str_eq(env[n], cases[i].keys[k], "case %zu", i);
 		cr_assert_null(env[n], "case %zu: extra key %s", i, env[n]);
 		ts_end(s, &tp);
@@ -85,7 +85,8 @@ Test(server, env_merge_prepends_preload, .timeout = TS_TIMEOUT)
 	cr_assert_str_eq(env[1], "EXEC_WRAPPER=/w");
 	cr_assert_str_eq(env[2], "X=1");
 	cr_assert(strncmp(env[3], "SHELLESC_ESCALATE_SOCKET=", 25) == 0);
-	cr_assert_null(env[4]);
+	cr_assert_str_eq(env[4], "SHELLESC_WRAPPER=/w");
+	cr_assert_null(env[5]);
 	shellesc_env_free(env);
 	ts_end(s, &tp);
 }

@@ -10,13 +10,17 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "client.h"
 #include "err.h"
+#include "fdpass.h"
 
 extern char **environ;
 
@@ -33,13 +37,24 @@ wrapper_debug(const char *file, const char *what)
 		    (long)getpid(), file, what);
 }
 
+/*
+ * The raw system call, not execve(3): when the preload library is loaded
+ * into the wrapper too, this exec was already decided and must not be
+ * asked about again.
+ */
+static void
+wrapper_execve(const char *file, char **argv)
+{
+	syscall(SYS_execve, file, argv, environ);
+}
+
 /* Exec in place; a file without #! runs under /bin/sh, as shells do. */
 static int
 wrapper_run(const char *file, char **argv)
 {
 	int e;
 
-	execve(file, argv, environ);
+	wrapper_execve(file, argv);
 	if ((e = errno) == ENOEXEC) {
 		size_t argc = 0;
 
@@ -50,7 +65,7 @@ wrapper_run(const char *file, char **argv)
 		sh_argv[0] = (char *)"/bin/sh";
 		sh_argv[1] = (char *)file;
 		memcpy(sh_argv + 2, argv + (argc > 0), sizeof(char *) * (argc - (argc > 0) + 1));
-		execve("/bin/sh", sh_argv, environ);
+		wrapper_execve("/bin/sh", sh_argv);
 		e = errno;
 	}
 	client_say(file, strerror(e));
@@ -67,8 +82,8 @@ wrapper_escalate(const char *file, struct client_req *req)
 		client_say(file, res.error[0] ? res.error : client_strerror(r));
 		return EXIT_CANNOT_RUN;
 	}
-	if (res.error[0])
-		client_say(file, res.error);
+	if (res.error[0])	/* the server's text names the program already */
+		client_say(NULL, res.error);
 	client_exit_like(&res);
 }
 
@@ -82,9 +97,32 @@ wrapper_fail(const char *file, const char *why, int r)
 	return EXIT_CANNOT_RUN;
 }
 
+/*
+ * Proxy mode: the preload decided on escalation inside an execve() or
+ * posix_spawn() and exec'd us with the request's stream open; all that is
+ * left is the hand-over and mirroring the command's end.
+ */
+static int
+wrapper_proxy(const char *file, const char *fdstr)
+{
+	struct client_req req = { .action = SHELLESC_ACT_ESCALATE };
+	char *end;
+	long fd = strtol(fdstr, &end, 10);
+
+	if (*fdstr == '\0' || *end != '\0' || fd < 0 || fd > INT32_MAX ||
+	    fdpass_is_unix((int)fd, SOCK_STREAM) != 0) {
+		client_say(file, "SHELLESC_PROXY_FD is not an escalation stream");
+		return EXIT_CANNOT_RUN;
+	}
+	req.stream = (int)fd;
+	return wrapper_escalate(file, &req);
+}
+
 int
 main(int argc, char **argv)
 {
+	const char *proxy = getenv(SHELLESC_ENV_PROXY);
+
 	struct msg_exec_out e = { .env = environ, .pid = getpid() };
 	struct client_req req;
 	int fd, r;
@@ -95,6 +133,8 @@ main(int argc, char **argv)
 	}
 	e.file = argv[1];
 	e.argv = argv + 2;
+	if (proxy != NULL)
+		return wrapper_proxy(e.file, proxy);
 	if ((r = client_session_fd(environ, &fd)) != 0)
 		return wrapper_fail(e.file, "no usable shellesc session", r);
 	if ((r = client_ask(fd, &e, &req)) != 0)

@@ -1,0 +1,116 @@
+/*
+ * fdguard.c: keeping the session socket alive in programs that close every
+ * fd before exec (Python's close_fds, closefrom(3), daemons) or dup2 over
+ * its number.  close() of the socket pretends to succeed; ranges are closed
+ * around it; dup2/dup3 onto its number first move the socket away.
+ *
+ * A vfork child shares our memory but not our fd table, so a move made
+ * there is recorded apart, tagged with its pid, and never seen by the
+ * parent (whose socket did not move).  fork children reset the owner in an
+ * atfork handler, so "pid differs from owner" means "vfork child".
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "preload.h"
+
+static struct {
+	pid_t pid;
+	int fd;
+} pl_moved = { -1, -1 };
+
+int
+pl_sock(void)
+{
+	if (pl_moved.pid == getpid())
+		return pl_moved.fd;
+	return pl.sock;
+}
+
+static bool
+pl_guarded(int fd)
+{
+	return pl.active && !pl.broken && fd >= 0 && fd == pl_sock();
+}
+
+/* The program wants the socket's number: move the socket out of the way. */
+static int
+pl_move_sock(void)
+{
+	int fd = fcntl(pl_sock(), F_DUPFD, pl_sock() + 1);
+
+	if (fd < 0)
+		return -1;
+	if (getpid() == pl.owner)
+		pl.sock = fd;
+	else
+		pl_moved.pid = getpid(), pl_moved.fd = fd;
+	return 0;
+}
+
+PL_EXPORT int
+close(int fd)
+{
+	pl_resolve();
+	if (pl_guarded(fd))
+		return 0;
+	return pl_real.close(fd);
+}
+
+/* Close [lo, hi] except the socket. */
+static int
+pl_close_around(unsigned lo, unsigned hi, int flags)
+{
+	unsigned s = (unsigned)pl_sock();
+	int r = 0;
+
+	if (!pl_guarded((int)s) || s < lo || s > hi)
+		return pl_real.close_range(lo, hi, flags);
+	if (s > lo)
+		r = pl_real.close_range(lo, s - 1, flags);
+	if (r == 0 && s < hi)
+		r = pl_real.close_range(s + 1, hi, flags);
+	return r;
+}
+
+PL_EXPORT int
+close_range(unsigned lo, unsigned hi, int flags)
+{
+	pl_resolve();
+	return pl_close_around(lo, hi, flags);
+}
+
+PL_EXPORT void
+closefrom(int lo)
+{
+	int saved = errno;
+
+	pl_resolve();
+	if (!pl_guarded(pl_sock()) || pl_sock() < lo) {
+		pl_real.closefrom(lo);
+		return;
+	}
+	pl_close_around((unsigned)lo, ~0U, 0);
+	errno = saved;
+}
+
+PL_EXPORT int
+dup2(int old, int new)
+{
+	pl_resolve();
+	if (pl_guarded(new) && old != new && pl_move_sock() != 0)
+		return -1;
+	return pl_real.dup2(old, new);
+}
+
+PL_EXPORT int
+dup3(int old, int new, int flags)
+{
+	pl_resolve();
+	if (pl_guarded(new) && old != new && pl_move_sock() != 0)
+		return -1;
+	return pl_real.dup3(old, new, flags);
+}

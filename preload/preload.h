@@ -1,0 +1,105 @@
+/*
+ * preload.h: internals of libshellesc_preload.so.
+ *
+ * shim.c / spawn.c / fdguard.c hold only the exported, interposed symbols:
+ * thin shims over the logic here.  Everything on an exec path may run in a
+ * vfork child or after fork() in a threaded program, so it allocates
+ * nothing (stack buffers, mmap), takes no locks, uses no stdio, and makes
+ * only async-signal-safe system calls.  errno is preserved on every path
+ * that falls through to the real function.
+ */
+#ifndef SHELLESC_PRELOAD_H
+#define SHELLESC_PRELOAD_H
+
+#include <limits.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define PL_EXPORT __attribute__((visibility("default")))
+
+/* The real functions, found with dlsym(RTLD_NEXT) at load. */
+struct pl_real {
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
+	int (*execveat)(int, const char *, char *const[], char *const[], int);
+	int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+	    const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+	    const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*close)(int);
+	int (*close_range)(unsigned, unsigned, int);
+	void (*closefrom)(int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+	int (*pclose)(FILE *);
+	FILE *(*popen)(const char *, const char *);
+	int (*system)(const char *);
+};
+extern struct pl_real pl_real;
+
+/* What the library captured when it was loaded (init.c). */
+struct pl_state {
+	bool active;		/* a session was present at load */
+	bool broken;		/* ...but its socket was unusable: fail closed */
+	int sock;		/* the session socket */
+	pid_t owner;		/* the process sock belongs to (see fdguard.c) */
+	char self[PATH_MAX];	/* this library's path */
+	char preload[PATH_MAX * 2];	/* LD_PRELOAD at load */
+	char wrapper[PATH_MAX];	/* EXEC_WRAPPER at load, or "" */
+	char proxy[PATH_MAX];	/* the wrapper to exec as an escalation proxy */
+	/* "NAME=value" entries put back into every child's environment. */
+	char keep[2][PATH_MAX + 32];
+	int nkeep;
+};
+extern struct pl_state pl;
+
+void pl_resolve(void);	/* fill pl_real (also lazily, before our constructor) */
+
+/* The session socket as this process sees it now (fdguard.c). */
+int pl_sock(void);
+
+/* --- gate.c: deciding one exec attempt --- */
+enum pl_verdict { PL_RUN, PL_ESCALATE, PL_DENY, PL_FAIL, PL_PASS };
+
+/*
+ * Ask the server about executing path (as the kernel will resolve it).
+ * PL_PASS: no session, or path is the wrapper (its own exec is not a
+ * decision).  PL_ESCALATE leaves *stream open.  PL_DENY and PL_FAIL have
+ * printed their message and set errno to EACCES.
+ */
+enum pl_verdict pl_decide(const char *path, char *const argv[],
+    char *const envp[], int *stream);
+
+/*
+ * The environment a child gets: envp with shellesc's variables put back
+ * (LD_PRELOAD with this library first, the socket, EXEC_WRAPPER) and,
+ * when proxy_fd >= 0, SHELLESC_PROXY_FD.  Returns envp itself when nothing
+ * needs changing, else an mmap'd copy to pass to pl_env_free().
+ */
+char **pl_env(char *const envp[], int proxy_fd);
+void pl_env_free(char **env, char *const envp[]);
+
+/* exec path after a decision: run, or become the escalation proxy. */
+int pl_exec_decided(const char *path, char *const argv[], char *const envp[],
+    enum pl_verdict v, int stream);
+
+/* --- path.c: PATH search exactly as glibc's execvpe/posix_spawnp --- */
+/*
+ * Calls try(path, arg) for each candidate in turn, as glibc would; try
+ * returns 0 to stop (done, result in its arg), or an errno to go on.
+ * Returns the errno the search ends with.
+ */
+int pl_path_search(const char *file, int (*try)(const char *, void *), void *arg);
+
+/* --- target.c --- */
+/* SHELLESC_FLAG_* bits for the file that will run. */
+unsigned pl_target_flags(const char *path);
+
+/* --- spawn.c --- */
+int pl_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+    const posix_spawnattr_t *attr, char *const argv[], char *const envp[]);
+
+#endif /* SHELLESC_PRELOAD_H */

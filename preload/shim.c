@@ -1,0 +1,260 @@
+/*
+ * shim.c: the interposed exec family.  Each entry point is a thin shim
+ * over gate.c: find what the kernel will run, decide, run what was decided.
+ * A deny returns -1 with errno EACCES, so a shell prints its usual
+ * "Permission denied" and reports 126, as the wrapper's deny does.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "preload.h"
+
+extern char **environ;
+
+/*
+ * What execve would say without running anything: only an executable
+ * regular file is worth a decision.  Refusing here, rather than letting the
+ * real execve fail, leaves no window for a file to appear undecided.
+ */
+static int
+pl_precheck(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return errno;
+	if (!S_ISREG(st.st_mode))
+		return EACCES;
+	if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) != 0)
+		return errno;
+	return 0;
+}
+
+/* Decide and exec one candidate; returns the errno it failed with. */
+struct pl_try {
+	char *const *argv, *const *envp;
+	bool script;		/* execvp family: ENOEXEC runs /bin/sh */
+};
+
+/* After ENOEXEC, as glibc's execvp family: /bin/sh PATH ARGS... */
+static int
+pl_exec_script(const char *path, const struct pl_try *t, enum pl_verdict v)
+{
+	size_t n = 0;
+
+	while (t->argv && t->argv[n])
+		n++;
+	char *sh[n + 2];
+
+	sh[0] = (char *)"/bin/sh";
+	sh[1] = (char *)path;
+	for (size_t i = 1; i <= n; i++)
+		sh[i + 1] = i < n ? t->argv[i] : NULL;
+	if (n == 0)
+		sh[2] = NULL;
+	/* The script was decided on: /bin/sh running it is the same exec. */
+	pl_exec_decided("/bin/sh", sh, t->envp, v == PL_PASS ? PL_PASS : PL_RUN, -1);
+	return errno;
+}
+
+static int
+pl_try_exec(const char *path, void *arg)
+{
+	struct pl_try *t = arg;
+	enum pl_verdict v;
+	int stream = -1, e;
+
+	if (pl.active && (e = pl_precheck(path)) != 0)
+		return e;
+	v = pl_decide(path, t->argv, t->envp, &stream);
+	if (v == PL_DENY || v == PL_FAIL)
+		return -EACCES;		/* stop the search */
+	pl_exec_decided(path, t->argv, t->envp, v, stream);
+	if ((e = errno) == ENOEXEC && t->script && v != PL_ESCALATE)
+		e = pl_exec_script(path, t, v);
+	return e;
+}
+
+/* Common body: returns -1 with errno set (an exec returns only on failure). */
+static int
+pl_exec(const char *file, char *const argv[], char *const envp[], bool search)
+{
+	struct pl_try t = { argv, envp, search };
+	int e;
+
+	pl_resolve();
+	if (!pl.active)		/* no session: glibc's own, untouched */
+		return search ? pl_real.execvpe(file, argv, envp) :
+		    pl_real.execve(file, argv, envp);
+	e = search ? pl_path_search(file, pl_try_exec, &t) : pl_try_exec(file, &t);
+	errno = e < 0 ? -e : e;
+	return -1;
+}
+
+PL_EXPORT int
+execve(const char *path, char *const argv[], char *const envp[])
+{
+	return pl_exec(path, argv, envp, false);
+}
+
+PL_EXPORT int
+execv(const char *path, char *const argv[])
+{
+	return pl_exec(path, argv, environ, false);
+}
+
+PL_EXPORT int
+execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return pl_exec(file, argv, envp, true);
+}
+
+PL_EXPORT int
+execvp(const char *file, char *const argv[])
+{
+	return pl_exec(file, argv, environ, true);
+}
+
+/*
+ * execl and friends: the arguments are counted, then gathered on the stack
+ * (forwarding a va_list is not portable).  ap is left just past the NULL,
+ * where execle's envp is.
+ */
+#define PL_GATHER(arg0, argv, ap)					\
+	size_t n_ = 1;							\
+	va_list ap;							\
+	va_start(ap, arg0);						\
+	while (va_arg(ap, char *) != NULL)				\
+		n_++;							\
+	va_end(ap);							\
+	char *argv[n_ + 1];						\
+	argv[0] = (char *)(arg0);					\
+	va_start(ap, arg0);						\
+	for (size_t i_ = 1; i_ <= n_; i_++)				\
+		argv[i_] = va_arg(ap, char *)
+
+PL_EXPORT int
+execl(const char *path, const char *arg0, ...)
+{
+	PL_GATHER(arg0, argv, ap);
+	va_end(ap);
+	return pl_exec(path, argv, environ, false);
+}
+
+PL_EXPORT int
+execlp(const char *file, const char *arg0, ...)
+{
+	PL_GATHER(arg0, argv, ap);
+	va_end(ap);
+	return pl_exec(file, argv, environ, true);
+}
+
+PL_EXPORT int
+execle(const char *path, const char *arg0, ...)
+{
+	char **envp;
+
+	PL_GATHER(arg0, argv, ap);
+	envp = va_arg(ap, char **);
+	va_end(ap);
+	return pl_exec(path, argv, envp, false);
+}
+
+/*
+ * fexecve/execveat: the server needs a path it can run, so the fd is named
+ * through /proc.  A program with no path (memfd, deleted file) can run in
+ * place but cannot be escalated.
+ */
+static int
+pl_fd_path(int dirfd, const char *rel, char *out, size_t size)
+{
+	char link[32] = "/proc/self/fd/";
+	size_t k = 14, n;
+	ssize_t len;
+	int v = dirfd, d = 1;
+
+	while (v / d >= 10)
+		d *= 10;
+	for (; d > 0; d /= 10)
+		link[k++] = (char)('0' + (v / d) % 10);
+	link[k] = '\0';
+	if ((len = readlink(link, out, size - 1)) < 0)
+		return errno;
+	out[len] = '\0';
+	if (out[0] != '/' || strstr(out, " (deleted)") != NULL)
+		return ENOENT;
+	if (rel && *rel) {
+		if ((n = strlen(rel)) + (size_t)len + 2 > size)
+			return ENAMETOOLONG;
+		out[len] = '/';
+		memcpy(out + len + 1, rel, n + 1);
+	}
+	return 0;
+}
+
+/* Decide by path; run with the real call (fd-based), escalate by path. */
+static int
+pl_exec_fd(const char *path, bool named, int dirfd, const char *rel,
+    char *const argv[], char *const envp[], int flags)
+{
+	int stream = -1, r, e;
+	enum pl_verdict v = pl_decide(path, argv, envp, &stream);
+	char **env;
+
+	if (v == PL_DENY || v == PL_FAIL)
+		return -1;
+	if (v == PL_ESCALATE && !named) {
+		/* The server would run its own /proc/self/fd/N: never. */
+		close(stream);
+		client_say(path, "cannot escalate a program that has no path");
+		return (errno = EACCES), -1;
+	}
+	if (v == PL_ESCALATE)
+		return pl_exec_decided(path, argv, envp, v, stream);
+	if ((env = pl_env(envp, -1)) == NULL)
+		return -1;
+	r = rel ? pl_real.execveat(dirfd, rel, argv, env, flags) :
+	    pl_real.fexecve(dirfd, argv, env);
+	e = errno;
+	pl_env_free(env, envp);
+	errno = e;
+	return r;
+}
+
+PL_EXPORT int
+fexecve(int fd, char *const argv[], char *const envp[])
+{
+	char path[PATH_MAX];
+	int e;
+
+	pl_resolve();
+	if (!pl.active)
+		return pl_real.fexecve(fd, argv, envp);
+	e = pl_fd_path(fd, NULL, path, sizeof(path));
+	return pl_exec_fd(e == 0 ? path : "/proc/self/fd", e == 0, fd, NULL, argv, envp, 0);
+}
+
+PL_EXPORT int
+execveat(int dirfd, const char *rel, char *const argv[], char *const envp[], int flags)
+{
+	char path[PATH_MAX];
+	int e;
+
+	pl_resolve();
+	if (!pl.active)
+		return pl_real.execveat(dirfd, rel, argv, envp, flags);
+	if (rel[0] == '/' || (dirfd == AT_FDCWD && rel[0] != '\0'))
+		e = strlen(rel) < sizeof(path) ? (memcpy(path, rel, strlen(rel) + 1), 0) : ENAMETOOLONG;
+	else
+		e = pl_fd_path(dirfd, rel, path, sizeof(path));
+	if (e != 0)
+		return (errno = e), -1;
+	return pl_exec_fd(path, true, dirfd, rel, argv, envp, flags);
+}

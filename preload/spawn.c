@@ -1,0 +1,124 @@
+/*
+ * spawn.c: posix_spawn and posix_spawnp, decided in the parent (where
+ * allocation would be safe, though none is needed), and system, popen and
+ * pclose, which glibc runs through internal calls no interposer sees, so
+ * they are rebuilt here on the interposed posix_spawn with POSIX's signal
+ * rules.  posix_spawn* return an error number; they never set errno.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "preload.h"
+
+extern char **environ;
+
+/* Escalated: spawn the wrapper as the proxy, the stream inherited on a high fd. */
+static int
+pl_spawn_proxy(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+    const posix_spawnattr_t *attr, char *const argv[], char *const envp[], int stream)
+{
+	int fd = fcntl(stream, F_DUPFD, 512), r = errno;
+	size_t n = 0;
+	char **env;
+
+	close(stream);
+	if (fd < 0)
+		return r;
+	while (argv && argv[n])
+		n++;
+	char *v[n + 3];
+
+	v[0] = pl.proxy;
+	v[1] = (char *)path;
+	memcpy(v + 2, argv, sizeof(char *) * n);
+	v[n + 2] = NULL;
+	if ((env = pl_env(envp, fd)) == NULL)
+		r = errno;
+	else
+		r = pl_real.posix_spawn(pid, pl.proxy, fa, attr, v, env);
+	pl_env_free(env, envp);
+	close(fd);
+	return r;
+}
+
+int
+pl_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	int saved = errno, stream = -1, r;
+	enum pl_verdict v = pl_decide(path, argv, envp, &stream);
+	char **env;
+
+	if (v == PL_DENY || v == PL_FAIL)
+		r = EACCES;
+	else if (v == PL_ESCALATE)
+		r = pl_spawn_proxy(pid, path, fa, attr, argv, envp, stream);
+	else if (!pl.active)
+		r = pl_real.posix_spawn(pid, path, fa, attr, argv, envp);
+	else if ((env = pl_env(envp, -1)) == NULL)
+		r = errno;
+	else {
+		fcntl(pl_sock(), F_SETFD, 0);
+		r = pl_real.posix_spawn(pid, path, fa, attr, argv, env);
+		pl_env_free(env, envp);
+	}
+	errno = saved;
+	return r;
+}
+
+PL_EXPORT int
+posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	pl_resolve();
+	return pl_spawn(pid, path, fa, attr, argv, envp);
+}
+
+/* posix_spawnp: the PATH search picks the first file that would exec. */
+struct pl_spawnp {
+	char path[PATH_MAX];
+};
+
+static int
+pl_spawnp_try(const char *cand, void *arg)
+{
+	struct pl_spawnp *sp = arg;
+	size_t n = strlen(cand);
+	struct stat st;
+
+	if (n >= sizeof(sp->path))
+		return ENAMETOOLONG;
+	if (stat(cand, &st) != 0)
+		return errno;
+	if (!S_ISREG(st.st_mode) || faccessat(AT_FDCWD, cand, X_OK, AT_EACCESS) != 0)
+		return EACCES;
+	memcpy(sp->path, cand, n + 1);
+	return 0;
+}
+
+PL_EXPORT int
+posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	struct pl_spawnp sp;
+	int saved = errno, e;
+
+	pl_resolve();
+	if (!pl.active)
+		return pl_real.posix_spawnp(pid, file, fa, attr, argv, envp);
+	e = pl_path_search(file, pl_spawnp_try, &sp);
+	errno = saved;
+	if (e != 0)
+		return e;
+	return pl_spawn(pid, sp.path, fa, attr, argv, envp);
+}
