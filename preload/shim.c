@@ -15,6 +15,7 @@
 
 #include "client.h"
 #include "preload.h"
+#include "script.h"
 
 extern char **environ;
 
@@ -47,20 +48,11 @@ struct pl_try {
 static int
 pl_exec_script(const char *path, const struct pl_try *t, enum pl_verdict v)
 {
-	size_t n = 0;
+	char *sh[script_slots(t->argv)];
 
-	while (t->argv && t->argv[n])
-		n++;
-	char *sh[n + 2];
-
-	sh[0] = (char *)"/bin/sh";
-	sh[1] = (char *)path;
-	for (size_t i = 1; i <= n; i++)
-		sh[i + 1] = i < n ? t->argv[i] : NULL;
-	if (n == 0)
-		sh[2] = NULL;
+	script_argv(sh, path, t->argv);
 	/* The script was decided on: /bin/sh running it is the same exec. */
-	pl_exec_decided("/bin/sh", sh, t->envp, v == PL_PASS ? PL_PASS : PL_RUN, -1);
+	pl_exec_decided(SCRIPT_SHELL, sh, t->envp, v == PL_PASS ? PL_PASS : PL_RUN, -1);
 	return errno;
 }
 

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "script.h"
 #include "server.h"
 
 
@@ -165,19 +166,13 @@ spawn_child_signals(void)
 static void
 spawn_exec(const struct spawn_spec *sp)
 {
-	size_t argc = 0;
-
 	execve(sp->path, sp->argv, sp->env);
 	if (errno != ENOEXEC)
 		return;
-	while (sp->argv[argc])
-		argc++;
-	char *argv[argc + 2];
+	char *argv[script_slots(sp->argv)];
 
-	argv[0] = (char *)"/bin/sh";
-	argv[1] = (char *)sp->path;
-	memcpy(argv + 2, sp->argv + (argc > 0), sizeof(char *) * (argc - (argc > 0) + 1));
-	execve("/bin/sh", argv, sp->env);
+	script_argv(argv, sp->path, sp->argv);
+	execve(SCRIPT_SHELL, argv, sp->env);
 	errno = ENOEXEC;	/* the file's failure, not the fallback's */
 }
 

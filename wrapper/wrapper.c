@@ -21,6 +21,7 @@
 #include "client.h"
 #include "err.h"
 #include "fdpass.h"
+#include "script.h"
 
 extern char **environ;
 
@@ -56,16 +57,10 @@ wrapper_run(const char *file, char **argv)
 
 	wrapper_execve(file, argv);
 	if ((e = errno) == ENOEXEC) {
-		size_t argc = 0;
+		char *sh[script_slots(argv)];
 
-		while (argv[argc])
-			argc++;
-		char *sh_argv[argc + 2];
-
-		sh_argv[0] = (char *)"/bin/sh";
-		sh_argv[1] = (char *)file;
-		memcpy(sh_argv + 2, argv + (argc > 0), sizeof(char *) * (argc - (argc > 0) + 1));
-		wrapper_execve("/bin/sh", sh_argv);
+		script_argv(sh, file, argv);
+		wrapper_execve(SCRIPT_SHELL, sh);
 		e = errno;
 	}
 	client_say(file, strerror(e));

@@ -1,0 +1,36 @@
+/* script.c: argv for running a shebang-less script with /bin/sh. */
+#include "config.h"
+
+#include <string.h>
+
+#include "script.h"
+
+static size_t
+script_argc(char *const *argv)
+{
+	size_t n = 0;
+
+	while (argv && argv[n])
+		n++;
+	return n;
+}
+
+size_t
+script_slots(char *const *argv)
+{
+	size_t n = script_argc(argv);
+
+	return n + 2 + (n == 0);	/* sh, file, argv[1..], NULL */
+}
+
+void
+script_argv(char **out, const char *file, char *const *argv)
+{
+	size_t n = script_argc(argv), k = 2;
+
+	out[0] = (char *)SCRIPT_SHELL;
+	out[1] = (char *)file;
+	for (size_t i = 1; i < n; i++)
+		out[k++] = argv[i];	/* argv[0] gives way to the file name */
+	out[k] = NULL;
+}
