@@ -1,0 +1,45 @@
+#!/bin/sh
+# run.sh BUILDDIR [ZSH] [shellesc-bench options]: what `make bench` runs.
+#
+# As root it installs sudo (Debian's, for its intercept mode, the nearest
+# production peer) if missing, and turns intercept mode on through a
+# drop-in in /etc/sudoers.d that it removes afterwards, whatever happens.
+# Without root, the sudo rows are reported as not measured.  ZSH is a zsh
+# built by patches/build-shell.sh; when empty, BUILDDIR/patches/*/bin/zsh
+# is looked for.  The results go to BUILDDIR/bench/results.json.
+set -eu
+builddir=$1
+zsh=${2:-}
+shift $(($# < 2 ? $# : 2))
+
+dropin=/etc/sudoers.d/zz-shellesc-bench
+sudo_opt=
+if [ "$(id -u)" = 0 ]; then
+	if ! command -v sudo >/dev/null 2>&1; then
+		echo "bench: installing sudo (for its intercept mode)"
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends sudo >/dev/null
+	fi
+	if [ -e /usr/libexec/sudo/sudo_intercept.so ]; then
+		trap 'rm -f "$dropin" "$dropin.new"' EXIT
+		trap 'exit 130' INT TERM
+		printf 'Defaults intercept, intercept_type=dso\n' >"$dropin.new"
+		chmod 0440 "$dropin.new"
+		visudo -qcf "$dropin.new" >/dev/null
+		mv "$dropin.new" "$dropin"
+		sudo_opt=--sudo
+	else
+		echo "bench: this sudo has no sudo_intercept.so: its rows are not measured"
+	fi
+fi
+
+if [ -z "$zsh" ]; then
+	for z in "$builddir"/patches/*/bin/zsh; do
+		[ -x "$z" ] && zsh=$z && break
+	done
+fi
+[ -z "$zsh" ] || echo "bench: patched zsh: $zsh"
+
+echo "bench: load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+"$builddir/bench/shellesc-bench" --builddir "$builddir" --zsh "$zsh" $sudo_opt \
+	--json "$builddir/bench/results.json" "$@"

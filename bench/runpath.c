@@ -1,0 +1,222 @@
+/*
+ * runpath.c: what one exec costs on the run path.  A bash loop of /bin/true
+ * and a C driver doing fork + execve of /bin/true, each plainly, under the
+ * preload with a run-everything session, under sudo's intercept mode (the
+ * nearest production peer), and a patched zsh with the wrapper.  The time
+ * of a run with 0 iterations (startup) is subtracted; variants are
+ * interleaved round by round and medians taken.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "bench.h"
+
+#define RP_MAX_ROUNDS 64
+
+enum rp_kind { RP_BASH, RP_ZSH, RP_DRIVER, RP_DRIVER_WRAPPER };
+
+struct rp_variant {
+	const char *name;
+	enum rp_kind kind;
+	bool sudo;
+	struct bn_session *sess;	/* NULL: plain */
+	int n;				/* iterations */
+	int failed;			/* runs that did not exit 0 */
+	int short_asks;			/* runs whose session saw fewer than n requests */
+	double tn[RP_MAX_ROUNDS], t0[RP_MAX_ROUNDS];
+	double us;			/* per exec, after the runs */
+};
+
+#define RPV(nm, k, su, se, nn) { .name = nm, .kind = k, .sudo = su, .sess = se, .n = nn }
+
+static const struct bn_opts *rp_o;
+
+/* One run with n iterations; returns its wall time (NAN on failure). */
+static double
+rp_once(struct rp_variant *v, int n)
+{
+	char num[16], loop[96], *argv[12];
+	int k = 0, asked = v->sess ? atomic_load(&v->sess->asked) : 0, st;
+	double secs;
+
+	snprintf(num, sizeof(num), "%d", n);
+	snprintf(loop, sizeof(loop), "for ((i = 0; i < %d; i++)); do /bin/true; done", n);
+	if (v->sudo) {
+		argv[k++] = "/usr/bin/sudo";
+		argv[k++] = "--";
+	}
+	switch (v->kind) {
+	case RP_BASH:
+		argv[k++] = "/bin/bash";
+		argv[k++] = "-c";
+		argv[k++] = loop;
+		break;
+	case RP_ZSH:
+		argv[k++] = (char *)rp_o->zsh;
+		argv[k++] = "-f";
+		argv[k++] = "-c";
+		argv[k++] = loop;
+		break;
+	case RP_DRIVER:
+	case RP_DRIVER_WRAPPER:
+		argv[k++] = (char *)bn_path(rp_o, "bench/bench-execloop");
+		argv[k++] = num;
+		if (v->kind == RP_DRIVER_WRAPPER) {	/* WRAPPER FILE ARGV0: as a patched shell execs */
+			argv[k++] = (char *)bn_path(rp_o, "wrapper/shellesc-execve-wrapper");
+			argv[k++] = "shellesc-execve-wrapper";
+		}
+		argv[k++] = "/bin/true";
+		argv[k++] = "true";
+		break;
+	}
+	argv[k] = NULL;
+	st = bn_run(argv, v->sess ? v->sess->env : NULL, -1, -1, &secs);
+	if (st != 0) {
+		v->failed++;
+		return BN_NAN;
+	}
+	if (v->sess && atomic_load(&v->sess->asked) - asked < n)
+		v->short_asks++;
+	return secs;
+}
+
+static void
+rp_measure(struct rp_variant *vs, size_t nv)
+{
+	int rounds = rp_o->rounds < RP_MAX_ROUNDS ? rp_o->rounds : RP_MAX_ROUNDS;
+
+	for (int r = 0; r < rounds; r++)
+		for (size_t i = 0; i < nv; i++) {
+			vs[i].tn[r] = rp_once(&vs[i], vs[i].n);
+			vs[i].t0[r] = rp_once(&vs[i], 0);
+		}
+	for (size_t i = 0; i < nv; i++)
+		vs[i].us = vs[i].failed ? BN_NAN :
+		    (bn_median(vs[i].tn, (size_t)rounds) - bn_median(vs[i].t0, (size_t)rounds)) * 1e6 / vs[i].n;
+}
+
+/* The bare protocol round trip, in us (mean over many, one client). */
+static double
+rp_floor(void)
+{
+	struct bn_echo *e = bn_echo_start();
+	int n = bn_scaled(rp_o, 20000, 1000);
+	double *lat = calloc((size_t)n, sizeof(double)), wall, med;
+
+	wall = bn_concurrent(1, n, (void (*)(void *))bn_echo_once, e, lat);
+	med = bn_median(lat, (size_t)n);
+	bn_echo_stop(e);
+	free(lat);
+	bn_row("runpath", "bare protocol round trip (floor)", wall * 1e6 / n, "us", BN_NAN, "", "",
+	    "socketpair + fd over dgram + 1 KiB + 1-byte reply; median %.1f us", med);
+	return wall * 1e6 / n;
+}
+
+static const char *
+rp_notes(const struct rp_variant *v)
+{
+	static char buf[128];
+
+	if (v->failed)
+		snprintf(buf, sizeof(buf), "%d runs failed", v->failed);
+	else if (v->short_asks)
+		snprintf(buf, sizeof(buf), "%d runs asked fewer than %d times", v->short_asks, v->n);
+	else
+		snprintf(buf, sizeof(buf), "%d execs a run", v->n);
+	return buf;
+}
+
+/* Rows for a group: the plain baseline first, then each variant against it. */
+static void
+rp_report(struct rp_variant *vs, size_t nv, double floor_us)
+{
+	const struct rp_variant *plain = &vs[0], *preload = NULL;
+	char name[96], target[48];
+
+	for (size_t i = 0; i < nv; i++)
+		if (vs[i].sess && vs[i].kind != RP_DRIVER_WRAPPER && vs[i].kind != RP_ZSH)
+			preload = &vs[i];
+	for (size_t i = 0; i < nv; i++) {
+		const struct rp_variant *v = &vs[i];
+		double added = v->us - plain->us, ratio = v->us / plain->us;
+		const char *holds = "";
+
+		snprintf(name, sizeof(name), "%s", v->name);
+		target[0] = '\0';
+		if (v == preload) {
+			snprintf(target, sizeof(target), "<= 1.05x; added <= %.0f us", 2 * floor_us);
+			holds = bn_holds(ratio <= 1.05 && added <= 2 * floor_us);
+		} else if (v->sudo && preload) {
+			double less = added / (preload->us - plain->us);
+
+			snprintf(target, sizeof(target), "preload adds >= 20x less");
+			holds = bn_holds(less >= 20);
+			bn_row("runpath", name, v->us, "us/exec", ratio, target, holds,
+			    "adds %.0f us; preload adds %.1fx less; %s", added, less, rp_notes(v));
+			continue;
+		} else if (v->kind == RP_ZSH && v->sess) {
+			snprintf(target, sizeof(target), "<= 1.30x plain zsh");
+			holds = bn_holds(ratio <= 1.30);
+		}
+		if (v == plain)
+			bn_row("runpath", name, v->us, "us/exec", BN_NAN, "", "", "baseline; %s", rp_notes(v));
+		else
+			bn_row("runpath", name, v->us, "us/exec", ratio, target, holds, "adds %.1f us; %s",
+			    added, rp_notes(v));
+	}
+}
+
+void
+bn_runpath(const struct bn_opts *o)
+{
+	struct bn_session pre = { 0 }, wrap = { 0 };
+	int nbash = bn_scaled(o, 1000, 50), ndrv = bn_scaled(o, 2000, 100);
+	double floor_us;
+
+	rp_o = o;
+	floor_us = rp_floor();
+	if (bn_session_start(o, &pre, SHELLESC_INTERCEPT_PRELOAD, SHELLESC_RUN) != 0 ||
+	    bn_session_start(o, &wrap, SHELLESC_INTERCEPT_WRAPPER, SHELLESC_RUN) != 0)
+		return;
+	{
+		struct rp_variant bash[] = {
+			RPV("bash loop: plain", RP_BASH, false, NULL, nbash),
+			RPV("bash loop: preload (run everything)", RP_BASH, false, &pre, nbash),
+			RPV("bash loop: sudo intercept (dso)", RP_BASH, true, NULL, nbash),
+		};
+		struct rp_variant drv[] = {
+			RPV("C fork+execve: plain", RP_DRIVER, false, NULL, ndrv),
+			RPV("C fork+execve: preload (run everything)", RP_DRIVER, false, &pre, ndrv),
+			RPV("C fork+execve: via the wrapper", RP_DRIVER_WRAPPER, false, &wrap, ndrv),
+			RPV("C fork+execve: sudo intercept (dso)", RP_DRIVER, true, NULL, ndrv),
+		};
+		struct rp_variant zsh[] = {
+			RPV("patched zsh loop: plain", RP_ZSH, false, NULL, nbash),
+			RPV("patched zsh loop: with the wrapper", RP_ZSH, false, &wrap, nbash),
+		};
+		size_t nb = o->sudo ? 3 : 2, nd = o->sudo ? 4 : 3;
+
+		rp_measure(bash, nb);
+		rp_report(bash, nb, floor_us);
+		rp_measure(drv, nd);
+		rp_report(drv, nd, floor_us);
+		if (!o->sudo) {
+			bn_skip("runpath", "bash loop: sudo intercept (dso)", "sudo's intercept mode not configured (run make bench as root)");
+			bn_skip("runpath", "C fork+execve: sudo intercept (dso)", "as above");
+		}
+		if (o->zsh) {
+			rp_measure(zsh, 2);
+			rp_report(zsh, 2, floor_us);
+		} else {
+			bn_skip("runpath", "patched zsh loop: plain", "patched zsh not built (patches/build-shell.sh zsh OUTDIR; make bench ZSH=OUTDIR/bin/zsh)");
+			bn_skip("runpath", "patched zsh loop: with the wrapper", "patched zsh not built");
+		}
+	}
+	bn_session_end(&pre);
+	bn_session_end(&wrap);
+}
