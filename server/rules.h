@@ -37,20 +37,33 @@ struct rules_match {
 	const char *source;		/* "FILE:LINE" of the deciding rule */
 };
 
+/* A new, empty set (NULL when out of memory); rules_free(NULL) does nothing. */
 struct rules *rules_new(void);
 void rules_free(struct rules *r);
 
 /* Add the rules of a file (or of text, named name in errors).
- * Returns 0, or -1 with *err filled in; r is unchanged on error. */
+ * Returns 0, or -1 with *err filled in; r is unchanged on error.
+ * err may be NULL.  A failure to read the file (or a bad argument) leaves
+ * line and column 0 and sets errno; msg says what failed.  Loading must not
+ * run concurrently with anything else on r. */
 int rules_load_file(struct rules *r, const char *path, struct rules_error *err);
 int rules_load_text(struct rules *r, const char *name, const char *text,
     size_t len, struct rules_error *err);
+
+/* How many prefix_rule() calls the set holds (0 for NULL). */
+size_t rules_count(const struct rules *r);
 
 /*
  * Decide a command: program is the absolute path that will run, argv the
  * command's argv (argv[0] is ignored: program takes its place), flags the
  * SHELLESC_TARGET_* bits of the request.  Returns the decision (RULES_NONE
- * when nothing matched) and, when m is not NULL, what decided it.
+ * when nothing matched) and, when m is not NULL, what decided it; m's
+ * strings belong to r.  A NULL or empty program, or a NULL r, match
+ * nothing; a NULL argv is a command without arguments.  A program without
+ * '/' is matched as a bare name (host_executable does not restrict it).
+ * Rules with target = [...] match only when flags has one of its bits, and
+ * such a rule deciding escalate outranks run (shellesc-rules(5)).
+ * Read-only: any number of threads may decide on one r at once.
  */
 enum rules_decision rules_decide(const struct rules *r, const char *program,
     char *const *argv, unsigned flags, struct rules_match *m);
@@ -58,13 +71,28 @@ enum rules_decision rules_decide(const struct rules *r, const char *program,
 /* "deny", "prompt", ... for a decision; "none" for RULES_NONE. */
 const char *rules_decision_name(enum rules_decision d);
 
+/* The decision a name stands for in a rules file ("allow", "run", ...):
+ * 0, or -1 when name is not one. */
+int rules_decision_parse(const char *name, enum rules_decision *d);
+
 /*
  * Append to the rules file at path a prefix_rule matching exactly
  * tokens[0..n) (tokens[0] a program path or name) with the given decision,
  * creating the file (and its directory) if needed.  Written so a crash
  * never leaves a half-written file.  Returns 0 or a negative errno.
+ *
+ * -EINVAL: n is 0, a token is NULL, d is RULES_NONE, or tokens[0] is
+ * empty, "*" (the wildcard) or a relative path with '/'.  The line is
+ * checked to load back and decide [tokens] as d before the file is
+ * touched.  A line already in the file is not added again.  A symlink at
+ * path is followed: its target is replaced.
  */
 int rules_append_prefix_rule(const char *path, char *const *tokens, size_t n,
+    enum rules_decision d);
+
+/* The line rules_append_prefix_rule() would append (no newline), malloc'd;
+ * NULL with errno EINVAL or ENOMEM.  For showing it before asking. */
+char *rules_format_prefix_rule(char *const *tokens, size_t n,
     enum rules_decision d);
 
 #endif /* SHELLESC_RULES_H */

@@ -1,0 +1,400 @@
+/*
+ * rules-builtin.c: the functions a rules file calls, prefix_rule() and
+ * host_executable(), as tables of parameters.
+ *
+ * Codex's parameters come first, in Codex's order, so positional calls
+ * mean what they mean there; shellesc's own (target) is keyword-only, so a
+ * parameter Codex adds later cannot shift it.  Each parameter parses its
+ * own value, so a wrong type is reported where the value is.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules-int.h"
+#include "shellesc.h"
+
+struct rules_call {
+	struct rules_pos pos;		/* the function's name */
+	/* prefix_rule */
+	const struct rules_elem *pat;
+	size_t npat;
+	enum rules_decision decision;
+	unsigned target;
+	const char *justification;
+	struct rules_vec examples;	/* rules_example, rule not set yet */
+	/* host_executable */
+	const char *name;
+	struct rules_pos name_pos;
+	const char *const *paths;
+	size_t npaths;
+	bool has_paths;
+	struct rules_pos *path_pos;
+};
+
+/* An absolute path from the file: "~/" expanded, "." and "//" dropped. */
+static int
+builtin_path(struct rules_parser *p, const char **s,
+    const struct rules_pos *pos, const char *what)
+{
+	const char *why;
+	char *x;
+
+	if ((x = rules_path_expand(p->arena, *s, &why)) == NULL)
+		return why == NULL ? rules_fail(&p->lx, pos, "out of memory") :
+		    rules_fail(&p->lx, pos, "%s: %s", what, why);
+	if (x[0] != '/')
+		return rules_fail(&p->lx, pos, "%s: path \"%.100s\" is not "
+		    "absolute", what, *s);
+	rules_path_clean(x);
+	*s = x;
+	return 0;
+}
+
+/* The program element: names, absolute paths or the wildcard. */
+static int
+builtin_heads(struct rules_parser *p, struct rules_elem *e,
+    const struct rules_pos *pos)
+{
+	const char **alt = (const char **)e->alt;
+
+	for (size_t i = 0; i < e->nalt; i++) {
+		if (alt[i][0] == '\0')
+			return rules_fail(&p->lx, &pos[i],
+			    "pattern: the program cannot be empty");
+		if (strchr(alt[i], '/') != NULL &&
+		    builtin_path(p, &alt[i], &pos[i], "pattern") != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* One pattern element: a string, or a non-empty list of alternatives. */
+static int
+pattern_item(struct rules_parser *p, void *arg)
+{
+	struct rules_vec *elems = arg;
+	struct rules_pos at = p->tok.pos, *pos = &at;
+	struct rules_elem *e;
+	const char **one;
+
+	if ((e = rules_arena_alloc(p->arena, sizeof(*e))) == NULL ||
+	    rules_vec_push(elems, e) != 0)
+		return rules_fail(&p->lx, &at, "out of memory");
+	if (p->tok.kind == RULES_TOK_LBRACK) {
+		if (rules_parse_strings(p, "pattern", &e->alt, &e->nalt,
+		    elems->n == 1 ? &pos : NULL) != 0)
+			return -1;
+		if (e->nalt == 0)
+			return rules_fail(&p->lx, &at,
+			    "pattern: a list of alternatives cannot be empty");
+	} else if (p->tok.kind == RULES_TOK_STRING) {
+		if ((one = rules_arena_alloc(p->arena, sizeof(*one))) == NULL)
+			return rules_fail(&p->lx, &at, "out of memory");
+		if (rules_parse_string(p, "pattern", one, NULL) != 0)
+			return -1;
+		e->alt = one;
+		e->nalt = 1;
+	} else
+		return rules_fail(&p->lx, &at, "pattern: expected a string or a "
+		    "list of strings, got %s", rules_tok_describe(p->tok.kind));
+	return elems->n == 1 ? builtin_heads(p, e, pos) : 0;
+}
+
+static int
+prefix_pattern(struct rules_parser *p, struct rules_call *c)
+{
+	struct rules_vec elems = { 0 };
+	struct rules_pos at = p->tok.pos;
+	int r;
+
+	r = rules_parse_list(p, "pattern", pattern_item, &elems, &c->npat);
+	if (r == 0 && c->npat == 0)
+		r = rules_fail(&p->lx, &at, "pattern cannot be empty");
+	if (r == 0 && (c->pat = rules_arena_alloc(p->arena,
+	    c->npat * sizeof(*c->pat))) == NULL)
+		r = rules_fail(&p->lx, &at, "out of memory");
+	for (size_t i = 0; r == 0 && i < c->npat; i++)
+		((struct rules_elem *)c->pat)[i] = *(struct rules_elem *)elems.v[i];
+	rules_vec_free(&elems);
+	return r;
+}
+
+static int
+prefix_decision(struct rules_parser *p, struct rules_call *c)
+{
+	struct rules_pos at = p->tok.pos;
+	const char *s;
+
+	if (rules_parse_string(p, "decision", &s, NULL) != 0)
+		return -1;
+	if (rules_decision_parse(s, &c->decision) != 0)
+		return rules_fail(&p->lx, &at, "unknown decision \"%.40s\" "
+		    "(expected allow, prompt, forbidden, run, escalate or deny)", s);
+	return 0;
+}
+
+static int
+prefix_justification(struct rules_parser *p, struct rules_call *c)
+{
+	struct rules_pos at = p->tok.pos;
+
+	if (rules_parse_string(p, "justification", &c->justification, NULL) != 0)
+		return -1;
+	if (c->justification[strspn(c->justification, " \t\r\n\f\v")] == '\0')
+		return rules_fail(&p->lx, &at, "justification cannot be empty");
+	return 0;
+}
+
+static int
+prefix_target(struct rules_parser *p, struct rules_call *c)
+{
+	static const struct { const char *name; unsigned bit; } targets[] = {
+		{ "static", SHELLESC_TARGET_STATIC },
+		{ "setid", SHELLESC_TARGET_SETID },
+	};
+	struct rules_pos at = p->tok.pos, *pos;
+	const char *const *v;
+	size_t n, k;
+
+	if (rules_parse_strings(p, "target", &v, &n, &pos) != 0)
+		return -1;
+	if (n == 0)
+		return rules_fail(&p->lx, &at, "target cannot be empty");
+	for (size_t i = 0; i < n; i++) {
+		for (k = 0; k < sizeof(targets) / sizeof(targets[0]); k++)
+			if (strcmp(v[i], targets[k].name) == 0)
+				break;
+		if (k == sizeof(targets) / sizeof(targets[0]))
+			return rules_fail(&p->lx, &pos[i], "unknown target "
+			    "\"%.40s\" (expected static or setid)", v[i]);
+		c->target |= targets[k].bit;
+	}
+	return 0;
+}
+
+/* An example's tokens: a list of strings, or one string split into words. */
+static int
+example_tokens(struct rules_parser *p, struct rules_example *ex,
+    const char *what)
+{
+	struct rules_vec words = { 0 };
+	const char *why = NULL;
+	int r;
+
+	if (p->tok.kind != RULES_TOK_STRING)
+		return rules_parse_strings(p, what, &ex->tok, &ex->ntok, NULL);
+	r = rules_split(p->arena, p->tok.str, &words, &why);
+	if (r != 0)
+		r = rules_fail(&p->lx, &ex->pos, "%s: %s", what, why);
+	ex->ntok = words.n;
+	if (r == 0 && words.n > 0 && (ex->tok =
+	    (const char *const *)rules_vec_copy(&words, p->arena)) == NULL)
+		r = rules_fail(&p->lx, &ex->pos, "out of memory");
+	rules_vec_free(&words);
+	return r == 0 ? rules_advance(p) : -1;
+}
+
+/* An example's program is read as a pattern's is ("~/", "//", "."), so
+ * it names what the rule names; a relative one stays as written. */
+static int
+example_program(struct rules_parser *p, struct rules_example *ex,
+    const char *what)
+{
+	const char **tok = (const char **)ex->tok;
+	const char *why;
+	char *x;
+
+	if (strchr(tok[0], '/') == NULL)
+		return 0;
+	if ((x = rules_path_expand(p->arena, tok[0], &why)) == NULL)
+		return why == NULL ? rules_fail(&p->lx, &ex->pos, "out of memory") :
+		    rules_fail(&p->lx, &ex->pos, "%s: %s", what, why);
+	if (x[0] == '/')
+		rules_path_clean(x);
+	tok[0] = x;
+	return 0;
+}
+
+struct example_list {
+	struct rules_call *c;
+	bool match;
+};
+
+static int
+example_item(struct rules_parser *p, void *arg)
+{
+	struct example_list *el = arg;
+	const char *what = el->match ? "match example" : "not_match example";
+	struct rules_example *ex;
+
+	if ((ex = rules_arena_alloc(p->arena, sizeof(*ex))) == NULL ||
+	    rules_vec_push(&el->c->examples, ex) != 0)
+		return rules_fail(&p->lx, &p->tok.pos, "out of memory");
+	memset(ex, 0, sizeof(*ex));
+	ex->match = el->match;
+	ex->pos = p->tok.pos;
+	if (p->tok.kind != RULES_TOK_STRING && p->tok.kind != RULES_TOK_LBRACK)
+		return rules_fail(&p->lx, &ex->pos, "%s: expected a string or a "
+		    "list of strings, got %s", what, rules_tok_describe(p->tok.kind));
+	if (example_tokens(p, ex, what) != 0)
+		return -1;
+	ex->end = p->prev_end;
+	if (ex->ntok == 0)
+		return rules_fail(&p->lx, &ex->pos, "%s cannot be empty", what);
+	return example_program(p, ex, what);
+}
+
+static int
+prefix_examples(struct rules_parser *p, struct rules_call *c, bool match)
+{
+	struct example_list el = { c, match };
+	size_t n;
+
+	return rules_parse_list(p, match ? "match" : "not_match", example_item,
+	    &el, &n);
+}
+
+static int
+prefix_match(struct rules_parser *p, struct rules_call *c)
+{
+	return prefix_examples(p, c, true);
+}
+
+static int
+prefix_not_match(struct rules_parser *p, struct rules_call *c)
+{
+	return prefix_examples(p, c, false);
+}
+
+static int
+prefix_finish(struct rules_parser *p, struct rules_call *c)
+{
+	struct rules_rule *rule;
+	size_t len = strlen(p->lx.name) + 16;
+	char *source;
+
+	if (c->pat == NULL)
+		return rules_fail(&p->lx, &c->pos,
+		    "prefix_rule: missing argument pattern");
+	if ((rule = rules_arena_alloc(p->arena, sizeof(*rule))) == NULL ||
+	    (source = rules_arena_alloc(p->arena, len)) == NULL)
+		return rules_fail(&p->lx, &c->pos, "out of memory");
+	snprintf(source, len, "%s:%d", p->lx.name, c->pos.line);
+	*rule = (struct rules_rule){ .pat = c->pat, .npat = c->npat,
+	    .decision = c->decision, .target = c->target,
+	    .justification = c->justification, .source = source };
+	if (rules_load_add_rule(p->ld, rule) != 0)
+		return rules_fail(&p->lx, &c->pos, "out of memory");
+	for (size_t i = 0; i < c->examples.n; i++) {
+		struct rules_example *ex = c->examples.v[i];
+
+		ex->rule = rule;
+		if (rules_vec_push(&p->ld->examples, ex) != 0)
+			return rules_fail(&p->lx, &c->pos, "out of memory");
+	}
+	return 0;
+}
+
+static int
+host_name(struct rules_parser *p, struct rules_call *c)
+{
+	c->name_pos = p->tok.pos;
+	if (rules_parse_string(p, "name", &c->name, NULL) != 0)
+		return -1;
+	if (c->name[0] == '\0' || strchr(c->name, '/') != NULL ||
+	    strcmp(c->name, RULES_WILDCARD) == 0)
+		return rules_fail(&p->lx, &c->name_pos, "host_executable: name "
+		    "must be a program name, without '/'");
+	return 0;
+}
+
+static int
+host_paths(struct rules_parser *p, struct rules_call *c)
+{
+	const char **v;
+
+	if (rules_parse_strings(p, "paths", &c->paths, &c->npaths,
+	    &c->path_pos) != 0)
+		return -1;
+	c->has_paths = true;
+	v = (const char **)c->paths;
+	for (size_t i = 0; i < c->npaths; i++)
+		if (builtin_path(p, &v[i], &c->path_pos[i],
+		    "host_executable") != 0)
+			return -1;
+	return 0;
+}
+
+static int
+host_finish(struct rules_parser *p, struct rules_call *c)
+{
+	struct rules_host *def;
+
+	if (c->name == NULL || !c->has_paths)
+		return rules_fail(&p->lx, &c->pos, "host_executable: missing "
+		    "argument %s", c->name == NULL ? "name" : "paths");
+	for (size_t i = 0; i < c->npaths; i++)
+		if (strcmp(strrchr(c->paths[i], '/') + 1, c->name) != 0)
+			return rules_fail(&p->lx, &c->path_pos[i], "host_executable: "
+			    "path \"%.100s\" does not name %s", c->paths[i], c->name);
+	if ((def = rules_arena_alloc(p->arena, sizeof(*def))) == NULL)
+		return rules_fail(&p->lx, &c->pos, "out of memory");
+	*def = (struct rules_host){ .paths = c->paths, .npaths = c->npaths };
+	if (rules_load_add_host(p->ld, c->name, def) != 0)
+		return rules_fail(&p->lx, &c->pos, "out of memory");
+	return 0;
+}
+
+static const struct rules_param prefix_params[] = {
+	{ "pattern", true, prefix_pattern },
+	{ "decision", true, prefix_decision },
+	{ "match", true, prefix_match },
+	{ "not_match", true, prefix_not_match },
+	{ "justification", true, prefix_justification },
+	{ "target", false, prefix_target },
+};
+
+static const struct rules_param host_params[] = {
+	{ "name", true, host_name },
+	{ "paths", true, host_paths },
+};
+
+static const struct rules_builtin builtins[] = {
+	{ "prefix_rule", prefix_params,
+	    sizeof(prefix_params) / sizeof(prefix_params[0]), prefix_finish },
+	{ "host_executable", host_params,
+	    sizeof(host_params) / sizeof(host_params[0]), host_finish },
+};
+
+const struct rules_builtin *
+rules_builtin_find(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		if (strlen(builtins[i].name) == len &&
+		    memcmp(builtins[i].name, name, len) == 0)
+			return &builtins[i];
+	return NULL;
+}
+
+struct rules_call *
+rules_call_new(const struct rules_builtin *b, const struct rules_pos *pos)
+{
+	struct rules_call *c = calloc(1, sizeof(*c));
+
+	if (c != NULL) {
+		c->pos = *pos;
+		c->decision = RULES_ESCALATE;	/* Codex's default, "allow" */
+	}
+	return c;
+}
+
+void
+rules_call_free(struct rules_call *c)
+{
+	if (c != NULL)
+		rules_vec_free(&c->examples);
+	free(c);
+}

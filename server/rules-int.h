@@ -1,0 +1,301 @@
+/*
+ * rules-int.h: the rules engine's private structures, shared by rules-*.c.
+ *
+ * Memory: everything a load creates (rules, strings, examples) comes from
+ * one arena owned by struct rules, so a rule set is freed in a few calls
+ * and a failed load gives back exactly what it took.  The index and the
+ * host table are hash tables of malloc'd entries that outlive a failed
+ * load (emptied, not removed: harmless, and bounded by the keys seen), and
+ * each entry carries its own copy of its key.
+ */
+#ifndef SHELLESC_RULES_INT_H
+#define SHELLESC_RULES_INT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "rules.h"
+
+/* Files larger than this are refused: a policy is text a person wrote. */
+#define RULES_MAX_FILE		(256u << 20)
+
+/* The first pattern token that matches any program. */
+#define RULES_WILDCARD		"*"
+
+/* --- rules-mem.c: arena, growable arrays, byte buffers, hash table ------- */
+
+struct rules_chunk;
+
+struct rules_arena {
+	struct rules_chunk *head;	/* newest first */
+};
+
+struct rules_arena_mark {
+	struct rules_chunk *head;
+	size_t used;
+};
+
+void *rules_arena_alloc(struct rules_arena *a, size_t size);
+char *rules_arena_strndup(struct rules_arena *a, const char *s, size_t len);
+void rules_arena_mark(const struct rules_arena *a, struct rules_arena_mark *m);
+void rules_arena_rewind(struct rules_arena *a, const struct rules_arena_mark *m);
+void rules_arena_free(struct rules_arena *a);
+
+/* A growable array of pointers. */
+struct rules_vec {
+	void **v;
+	size_t n, cap;
+};
+
+int rules_vec_push(struct rules_vec *vec, void *p);
+/* The n pointers copied into the arena (NULL when n is 0 or out of memory). */
+void **rules_vec_copy(const struct rules_vec *vec, struct rules_arena *a);
+void rules_vec_free(struct rules_vec *vec);
+
+/* A growable byte buffer, kept NUL-terminated. */
+struct rules_buf {
+	char *p;
+	size_t n, cap;
+};
+
+int rules_buf_add(struct rules_buf *b, const void *p, size_t n);
+int rules_buf_addc(struct rules_buf *b, int c);
+void rules_buf_free(struct rules_buf *b);
+
+/*
+ * Open-addressing hash table keyed by (parent, a): parent is another
+ * entry's key (NULL at the top), a a string.  Entries begin with struct
+ * rules_key and are owned by the caller; a must live as long as the entry.
+ */
+struct rules_key {
+	const struct rules_key *parent;
+	const char *a;
+	uint64_t hash;
+};
+
+struct rules_table {
+	struct rules_key **slot;
+	size_t cap, n;
+};
+
+uint64_t rules_hash(const struct rules_key *parent, const char *a);
+struct rules_key *rules_table_get(const struct rules_table *t,
+    const struct rules_key *parent, const char *a);
+/* Add k (whose hash is set and which is not in t yet); 0 or -1 (ENOMEM). */
+int rules_table_add(struct rules_table *t, struct rules_key *k);
+/* Call fn on every entry, then free the slots. */
+void rules_table_free(struct rules_table *t, void (*fn)(struct rules_key *));
+
+/* Read a regular file whole (at most RULES_MAX_FILE); 0 or a negative errno. */
+int rules_read_file(const char *path, char **buf, size_t *len, struct stat *st);
+
+/* --- the rule set ------------------------------------------------------- */
+
+/* A place in the text: byte offset, 1-based line, offset of that line. */
+struct rules_pos {
+	size_t off, bol;
+	int line;
+};
+
+/* One pattern element: the alternatives it accepts. */
+struct rules_elem {
+	const char *const *alt;
+	size_t nalt;
+};
+
+struct rules_rule {
+	const struct rules_elem *pat;	/* pat[0]: program names, paths or "*" */
+	size_t npat;			/* >= 1 */
+	enum rules_decision decision;
+	unsigned target;		/* SHELLESC_TARGET_* mask; 0: any target */
+	const char *justification;	/* NULL: none */
+	const char *source;		/* "FILE:LINE" */
+	size_t seq;			/* load order, breaks ties */
+	size_t depth;			/* elements the index holds it by */
+};
+
+/*
+ * Rules are filed in a tree of tokens: the node (NULL, "git") holds rules
+ * filed by ["git"], its child (that node, "push") those filed by ["git",
+ * "push"], and so on.  A rule is filed under each path its first depth
+ * elements' alternatives spell; depth is kept small (see rules-load.c) and
+ * the elements after it are compared when deciding.
+ */
+#define RULES_INDEX_DEPTH	16	/* elements at most */
+#define RULES_INDEX_PATHS	64	/* paths per rule, beyond the program's */
+
+struct rules_node {
+	struct rules_key key;		/* (parent node or NULL, token) */
+	struct rules_vec rules;		/* rules_rule with this depth, in load order */
+	char token[];
+};
+
+/* One host_executable() call; prev is the definition it replaced. */
+struct rules_host {
+	const char *const *paths;
+	size_t npaths;
+	const struct rules_host *prev;
+	struct rules_hostent *ent;
+};
+
+struct rules_hostent {
+	struct rules_key key;		/* (NULL, name) */
+	const struct rules_host *def;	/* NULL: undefined again (a failed load) */
+	char name[];
+};
+
+struct rules {
+	struct rules_arena arena;
+	struct rules_table index;	/* rules_node */
+	struct rules_table hosts;	/* name -> rules_hostent */
+	size_t nrules;
+};
+
+/* --- rules-match.c ------------------------------------------------------ */
+
+/* Does rule match [program, args...]?  The target is not looked at. */
+bool rules_rule_matches(const struct rules *r, const struct rules_rule *rule,
+    const char *program, const char *const *args, size_t nargs);
+
+/* --- rules-load.c: one load in progress, undone on error ---------------- */
+
+/* A match or not_match example, checked once the whole file is read. */
+struct rules_example {
+	const struct rules_rule *rule;
+	const char *const *tok;
+	size_t ntok;
+	bool match;
+	struct rules_pos pos;	/* the literal in the text, for the message */
+	size_t end;
+};
+
+struct rules_load {
+	struct rules *r;
+	struct rules_arena_mark mark;
+	size_t first_seq;
+	struct rules_vec rules;		/* rules_rule added by this load */
+	struct rules_vec hosts;		/* rules_host defined by this load */
+	struct rules_vec examples;	/* rules_example */
+};
+
+int rules_load_add_rule(struct rules_load *ld, struct rules_rule *rule);
+int rules_load_add_host(struct rules_load *ld, const char *name,
+    struct rules_host *def);
+
+/* --- rules-lex.c -------------------------------------------------------- */
+
+enum rules_tok_kind {
+	RULES_TOK_EOF,
+	RULES_TOK_NEWLINE,
+	RULES_TOK_NAME,
+	RULES_TOK_STRING,
+	RULES_TOK_NUMBER,
+	RULES_TOK_LPAREN,
+	RULES_TOK_RPAREN,
+	RULES_TOK_LBRACK,
+	RULES_TOK_RBRACK,
+	RULES_TOK_COMMA,
+	RULES_TOK_EQUALS,
+	RULES_TOK_SEMI,
+};
+
+struct rules_tok {
+	enum rules_tok_kind kind;
+	struct rules_pos pos;
+	size_t end;		/* just past the token */
+	const char *str;	/* STRING: decoded (lexer's buffer, valid until
+				 * the next token), NUL-terminated */
+	size_t len;
+};
+
+struct rules_lexer {
+	const char *name;	/* file name, for errors and rule sources */
+	const char *text;
+	size_t len;
+	struct rules_pos at;	/* where lexing resumes */
+	int depth;		/* open ( and [: newlines inside are blanks */
+	struct rules_buf buf;	/* the decoded string */
+	struct rules_error *err;
+};
+
+void rules_lex_init(struct rules_lexer *lx, const char *name, const char *text,
+    size_t len, struct rules_error *err);
+void rules_lex_free(struct rules_lexer *lx);
+int rules_lex_next(struct rules_lexer *lx, struct rules_tok *t);
+/* 1-based column of pos: characters (UTF-8 lead bytes) since the line start. */
+int rules_lex_column(const struct rules_lexer *lx, const struct rules_pos *pos);
+/* Fill *lx->err for pos (first error only); returns -1. */
+int rules_fail(struct rules_lexer *lx, const struct rules_pos *pos,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int rules_vfail(struct rules_lexer *lx, const struct rules_pos *pos,
+    const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+/* "')'", "a string", "end of file", ... for error messages. */
+const char *rules_tok_describe(enum rules_tok_kind kind);
+
+/* --- rules-parse.c: statements and the shapes of values ---------------- */
+
+struct rules_call;
+
+struct rules_parser {
+	struct rules_lexer lx;
+	struct rules_tok tok;		/* the current token */
+	size_t prev_end;		/* just past the token before it */
+	struct rules_load *ld;
+	struct rules_arena *arena;
+};
+
+int rules_parse(struct rules_parser *p);
+int rules_advance(struct rules_parser *p);
+int rules_expect(struct rules_parser *p, enum rules_tok_kind kind,
+    const char *what);
+/* The current token as an arena string; what names the argument in errors. */
+int rules_parse_string(struct rules_parser *p, const char *what,
+    const char **out, size_t *len);
+/* A list: opens with '[', calls item per element, allows a trailing comma. */
+int rules_parse_list(struct rules_parser *p, const char *what,
+    int (*item)(struct rules_parser *, void *), void *arg, size_t *count);
+/* A list of strings, copied into the arena. */
+int rules_parse_strings(struct rules_parser *p, const char *what,
+    const char *const **out, size_t *n, struct rules_pos **pos);
+
+/* --- rules-builtin.c: prefix_rule() and host_executable() --------------- */
+
+struct rules_param {
+	const char *name;
+	bool positional;	/* may be given without its name */
+	int (*parse)(struct rules_parser *, struct rules_call *);
+};
+
+struct rules_builtin {
+	const char *name;
+	const struct rules_param *params;
+	size_t nparams;
+	int (*finish)(struct rules_parser *, struct rules_call *);
+};
+
+/* The builtin called name (length len), or NULL. */
+const struct rules_builtin *rules_builtin_find(const char *name, size_t len);
+/* A fresh call of b, its name at pos; freed by rules_call_free. */
+struct rules_call *rules_call_new(const struct rules_builtin *b,
+    const struct rules_pos *pos);
+void rules_call_free(struct rules_call *c);
+
+/* --- rules-split.c: words, paths, bytes -------------------------------- */
+
+/* Split s into words like a POSIX shell (quotes, backslashes, # comments);
+ * words are arena strings pushed onto words.  0, or -1 with *why set. */
+int rules_split(struct rules_arena *a, const char *s, struct rules_vec *words,
+    const char **why);
+/* Drop empty and "." components of an absolute path, in place. */
+void rules_path_clean(char *path);
+/* path with a leading "~/" replaced by $HOME, in the arena; NULL when HOME
+ * is unset or relative (*why set) or out of memory (*why NULL). */
+char *rules_path_expand(struct rules_arena *a, const char *path,
+    const char **why);
+/* Length of the valid UTF-8 sequence at s (n bytes available), 0 if none. */
+size_t rules_utf8_len(const unsigned char *s, size_t n);
+
+#endif /* SHELLESC_RULES_INT_H */

@@ -1,0 +1,350 @@
+/*
+ * rules-write.c: appending a prefix_rule for an "always" answer.
+ *
+ * The rule is written the way Codex's amend.rs writes one
+ * (prefix_rule(pattern=[...], decision="...")), one a line, and parsed
+ * back before anything is written: it must load and decide its own command
+ * as asked, or the append is refused.  Strings are double-quoted; ", \
+ * and control characters are escaped, UTF-8 is kept, and any byte that is
+ * not part of valid UTF-8 is written as \xNN, which the lexer reads back
+ * as that byte.
+ *
+ * The file is replaced, never edited: the old content and the new line go
+ * to a temporary file in the same directory, which is fsync'd and renamed
+ * over the old one, then the directory is fsync'd.  A crash leaves the old
+ * file or the new one (and at worst a stray temporary).  Appenders are
+ * serialised by an flock on the directory, which survives the rename.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rules-int.h"
+
+#define RULES_TMP_TRIES		100
+
+/* One byte (or UTF-8 sequence) of a token, quoted; *used: bytes taken. */
+static int
+write_char(struct rules_buf *b, const unsigned char *p, size_t n, size_t *used)
+{
+	static const char esc[] = "\\\\\"\"\nn\tt\rr";
+	char hex[8];
+
+	*used = 1;
+	for (size_t i = 0; esc[i] != '\0'; i += 2)
+		if ((unsigned char)esc[i] == p[0])
+			return rules_buf_add(b, (const char[]){ '\\', esc[i + 1] }, 2);
+	if (p[0] >= 0x20 && p[0] != 0x7f && (*used = rules_utf8_len(p, n)) > 0)
+		return rules_buf_add(b, p, *used);
+	*used = 1;
+	snprintf(hex, sizeof(hex), "\\x%02x", p[0]);
+	return rules_buf_add(b, hex, 4);
+}
+
+static int
+write_quote(struct rules_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), used;
+	int r = rules_buf_addc(b, '"');
+
+	for (; r == 0 && n > 0; p += used, n -= used)
+		r = write_char(b, p, n, &used);
+	return r == 0 ? rules_buf_addc(b, '"') : r;
+}
+
+/*
+ * The tokens to write: toks[0] the program (a path cleaned like rule paths
+ * are), the rest as given, NULL-terminated.  Free toks[0] and toks.
+ */
+static int
+write_prepare(char *const *tokens, size_t n, enum rules_decision d,
+    char ***out)
+{
+	char **toks;
+
+	if (tokens == NULL || n == 0 || n > SIZE_MAX / sizeof(*toks) - 1 ||
+	    d < RULES_ESCALATE || d > RULES_DENY)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (tokens[i] == NULL)
+			return -EINVAL;
+	if (tokens[0][0] == '\0' || strcmp(tokens[0], RULES_WILDCARD) == 0 ||
+	    (strchr(tokens[0], '/') != NULL && tokens[0][0] != '/'))
+		return -EINVAL;
+	if ((toks = calloc(n + 1, sizeof(*toks))) == NULL ||
+	    (toks[0] = strdup(tokens[0])) == NULL) {
+		free(toks);
+		return -ENOMEM;
+	}
+	if (toks[0][0] == '/')
+		rules_path_clean(toks[0]);
+	for (size_t i = 1; i < n; i++)
+		toks[i] = tokens[i];
+	*out = toks;
+	return 0;
+}
+
+static char *
+write_format(char *const *toks, size_t n, enum rules_decision d)
+{
+	struct rules_buf b = { 0 };
+	int r = rules_buf_add(&b, "prefix_rule(pattern=[", 21);
+
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		if (i > 0)
+			r = rules_buf_add(&b, ", ", 2);
+		if (r == 0)
+			r = write_quote(&b, toks[i]);
+	}
+	if (r == 0)
+		r = rules_buf_add(&b, "], decision=", 12);
+	if (r == 0)
+		r = write_quote(&b, rules_decision_name(d));
+	if (r == 0)
+		r = rules_buf_addc(&b, ')');
+	if (r != 0)
+		rules_buf_free(&b);
+	return b.p;
+}
+
+/* Does line load back and decide its own command as d? */
+static int
+write_check(const char *line, char *const *toks, enum rules_decision d)
+{
+	struct rules *r = rules_new();
+	struct rules_error err;
+	int ret = -ENOMEM;
+
+	if (r != NULL && rules_load_text(r, "append", line, strlen(line), &err) == 0)
+		ret = rules_decide(r, toks[0], toks, 0, NULL) == d ? 0 : -EINVAL;
+	else if (r != NULL)
+		ret = -EINVAL;
+	rules_free(r);
+	return ret;
+}
+
+char *
+rules_format_prefix_rule(char *const *tokens, size_t n, enum rules_decision d)
+{
+	char **toks = NULL, *line;
+	int r;
+
+	if ((r = write_prepare(tokens, n, d, &toks)) != 0) {
+		errno = -r;
+		return NULL;
+	}
+	if ((line = write_format(toks, n, d)) == NULL)
+		errno = ENOMEM;
+	free(toks[0]);
+	free(toks);
+	return line;
+}
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(fd, p, n)) < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* mkdir -p of the directories above path. */
+static int
+write_mkdirs(const char *path)
+{
+	char *p = strdup(path), *s;
+	int r = 0;
+
+	if (p == NULL)
+		return -ENOMEM;
+	for (s = strchr(p + 1, '/'); r == 0 && s != NULL; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			r = -errno;
+		*s = '/';
+	}
+	free(p);
+	return r;
+}
+
+/* The file to replace (through a symlink, its target) and its directory. */
+static int
+write_resolve(const char *path, char **real, char **dir)
+{
+	char *slash;
+
+	if ((*real = realpath(path, NULL)) == NULL) {
+		if (errno != ENOENT)
+			return -errno;
+		if ((*real = strdup(path)) == NULL)
+			return -ENOMEM;
+	}
+	slash = strrchr(*real, '/');
+	*dir = slash == NULL ? strdup(".") : slash == *real ? strdup("/") :
+	    strndup(*real, (size_t)(slash - *real));
+	return *dir == NULL ? -ENOMEM : 0;
+}
+
+static bool
+write_has_line(const char *buf, size_t len, const char *line)
+{
+	size_t ll = strlen(line), l;
+	const char *p = buf, *end = buf + len, *nl;
+
+	while (p != NULL && p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (l == ll && memcmp(p, line, ll) == 0)
+			return true;
+		p = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+/* A new file next to real, named into *tmp; its fd or a negative errno. */
+static int
+write_tmp_open(const char *real, char **tmp)
+{
+	size_t len = strlen(real) + 48;
+	int fd = -EEXIST;
+
+	if ((*tmp = malloc(len)) == NULL)
+		return -ENOMEM;
+	for (int i = 0; fd == -EEXIST && i < RULES_TMP_TRIES; i++) {
+		snprintf(*tmp, len, "%s.tmp-%ld-%d", real, (long)getpid(), i);
+		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd < 0) {
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return fd;
+}
+
+/* Old content, a newline if it lacks one, the line; then fsync. */
+static int
+write_contents(int fd, const char *old, size_t len, const char *line)
+{
+	int r = write_all(fd, old, len);
+
+	if (r == 0 && len > 0 && old[len - 1] != '\n')
+		r = write_all(fd, "\n", 1);
+	if (r == 0)
+		r = write_all(fd, line, strlen(line));
+	if (r == 0)
+		r = write_all(fd, "\n", 1);
+	if (r == 0 && fsync(fd) != 0)
+		r = -errno;
+	return r;
+}
+
+/* old plus line in a new file next to real, with old's mode (st) if it
+ * existed; *tmp names the file, even when writing it failed. */
+static int
+write_tmp(const char *real, const char *old, size_t len,
+    const struct stat *st, const char *line, char **tmp)
+{
+	int fd, r;
+
+	if ((fd = write_tmp_open(real, tmp)) < 0)
+		return fd;
+	r = st != NULL && fchmod(fd, st->st_mode & 07777) != 0 ? -errno : 0;
+	if (r == 0)
+		r = write_contents(fd, old, len, line);
+	if (close(fd) != 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+/* With the directory locked: old content plus line, renamed over real. */
+static int
+write_replace(int dfd, const char *real, const char *line)
+{
+	struct stat st;
+	char *old = NULL, *tmp = NULL;
+	size_t len = 0;
+	int r, exists;
+
+	r = rules_read_file(real, &old, &len, &st);
+	exists = r == 0;
+	if (r == -ENOENT)
+		r = 0;
+	if (r != 0 || (exists && write_has_line(old, len, line)))
+		goto out;	/* unreadable, or already there */
+	r = write_tmp(real, old, len, exists ? &st : NULL, line, &tmp);
+	if (r == 0 && rename(tmp, real) != 0)
+		r = -errno;
+	if (r == 0 && fsync(dfd) != 0)
+		r = -errno;
+out:
+	if (tmp != NULL && r != 0)
+		unlink(tmp);
+	free(tmp);
+	free(old);
+	return r;
+}
+
+static int
+write_append(const char *path, const char *line)
+{
+	char *real = NULL, *dir = NULL;
+	int dfd = -1, r;
+
+	if ((r = write_mkdirs(path)) != 0 ||
+	    (r = write_resolve(path, &real, &dir)) != 0)
+		goto out;
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		r = -errno;
+		goto out;
+	}
+	while ((r = flock(dfd, LOCK_EX)) != 0 && errno == EINTR)
+		continue;
+	r = r != 0 ? -errno : write_replace(dfd, real, line);
+out:
+	if (dfd >= 0)
+		close(dfd);	/* and unlock */
+	free(real);
+	free(dir);
+	return r;
+}
+
+int
+rules_append_prefix_rule(const char *path, char *const *tokens, size_t n,
+    enum rules_decision d)
+{
+	char **toks = NULL, *line = NULL;
+	int r;
+
+	if (path == NULL || path[0] == '\0')
+		return -EINVAL;
+	if ((r = write_prepare(tokens, n, d, &toks)) != 0)
+		return r;
+	if ((line = write_format(toks, n, d)) == NULL)
+		r = -ENOMEM;
+	if (r == 0)
+		r = write_check(line, toks, d);
+	if (r == 0)
+		r = write_append(path, line);
+	free(line);
+	free(toks[0]);
+	free(toks);
+	return r;
+}
