@@ -1,0 +1,178 @@
+/*
+ * cli-json.c: JSON for the audit log, the approver and exec's result.
+ *
+ * argv, paths and output are bytes, JSON strings are Unicode.  The
+ * encoding is lossless: bytes that are valid UTF-8 are a plain string
+ * (control characters escaped by JSON itself, NUL as \u0000); anything
+ * else is {"base64": "..."} of the exact bytes (RFC 4648, with padding).
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char cli_b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static char *
+cli_json_b64(const unsigned char *p, size_t n)
+{
+	char *out = malloc((n + 2) / 3 * 4 + 1), *q = out;
+
+	for (size_t i = 0; out && i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
+		    (i + 2 < n ? p[i + 2] : 0);
+
+		*q++ = cli_b64[v >> 18];
+		*q++ = cli_b64[(v >> 12) & 63];
+		*q++ = i + 1 < n ? cli_b64[(v >> 6) & 63] : '=';
+		*q++ = i + 2 < n ? cli_b64[v & 63] : '=';
+	}
+	if (out)
+		*q = '\0';
+	return out;
+}
+
+static int
+cli_json_b64val(char ch)
+{
+	const char *d = ch ? strchr(cli_b64, ch) : NULL;
+
+	return d ? (int)(d - cli_b64) : -1;
+}
+
+/* Decoded into a NUL-terminated string; NULL if s is not base64 of bytes
+ * without a NUL (a path or an argument cannot hold one). */
+static char *
+cli_json_unb64(const char *s)
+{
+	size_t n = strlen(s), pad, k = 0;
+	char *out;
+
+	if (n % 4 != 0 || (out = malloc(n / 4 * 3 + 1)) == NULL)
+		return NULL;
+	pad = (n > 0 && s[n - 1] == '=') + (n > 1 && s[n - 2] == '=');
+	for (size_t i = 0; i < n; i += 4) {
+		uint32_t v = 0;
+
+		for (size_t j = i; j < i + 4; j++) {
+			int d = j >= n - pad ? 0 : cli_json_b64val(s[j]);
+
+			if (d < 0)
+				goto bad;
+			v = v << 6 | (uint32_t)d;
+		}
+		for (int b = 16; b >= 0; b -= 8)
+			out[k++] = (char)(v >> b);
+	}
+	k -= pad;
+	if (memchr(out, '\0', k) != NULL)
+		goto bad;
+	out[k] = '\0';
+	return out;
+bad:
+	free(out);
+	return NULL;
+}
+
+json_t *
+cli_json_bytes(const char *p, size_t n)
+{
+	json_t *j = json_stringn(p, n), *o;
+	char *b;
+
+	if (j != NULL)
+		return j;
+	if ((b = cli_json_b64((const unsigned char *)p, n)) == NULL)
+		return NULL;
+	o = json_pack("{s:s}", "base64", b);
+	free(b);
+	return o;
+}
+
+json_t *
+cli_json_str(const char *s)
+{
+	return s ? cli_json_bytes(s, strlen(s)) : json_null();
+}
+
+json_t *
+cli_json_strv(char *const *v)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && v && v[i]; i++)
+		json_array_append_new(a, cli_json_str(v[i]));
+	return a;
+}
+
+char *
+cli_json_unbytes(const json_t *j)
+{
+	const char *s = json_string_value(j);
+
+	if (s != NULL)
+		return strlen(s) == json_string_length(j) ? strdup(s) : NULL;
+	if ((s = json_string_value(json_object_get(j, "base64"))) != NULL)
+		return cli_json_unb64(s);
+	return NULL;
+}
+
+static json_t *
+cli_json_flags(unsigned flags)
+{
+	json_t *a = json_array();
+
+	if (flags & SHELLESC_TARGET_STATIC)
+		json_array_append_new(a, json_string("static"));
+	if (flags & SHELLESC_TARGET_SETID)
+		json_array_append_new(a, json_string("setid"));
+	return a;
+}
+
+/* The rule that decided, or null when none matched. */
+static json_t *
+cli_json_rule(const struct cli_verdict *v)
+{
+	if (v->rule == RULES_NONE)
+		return json_null();
+	return json_pack("{s:o, s:s, s:o}", "source", cli_json_str(v->source),
+	    "decision", rules_decision_name(v->rule),
+	    "justification", cli_json_str(v->justification));
+}
+
+/*
+ * A request as the audit log and the approver see it.  Which path caught
+ * the exec (wrapper or preload) is not in the request yet: "unknown".
+ */
+json_t *
+cli_json_request(const struct shellesc_request *req, const struct cli_verdict *v)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:s, s:o}",
+	    "id", (json_int_t)shellesc_request_id(req),
+	    "pid", (json_int_t)shellesc_request_pid(req),
+	    "uid", (json_int_t)(int)shellesc_request_uid(req),
+	    "gid", (json_int_t)(int)shellesc_request_gid(req),
+	    "program", cli_json_str(shellesc_request_program(req)),
+	    "file", cli_json_str(shellesc_request_file(req)),
+	    "argv", cli_json_strv(shellesc_request_argv(req)),
+	    "cwd", cli_json_str(shellesc_request_cwd(req)),
+	    "flags", cli_json_flags(shellesc_request_flags(req)),
+	    "intercept", "unknown",
+	    "rule", cli_json_rule(v));
+}
+
+char *
+cli_json_line(json_t *j)
+{
+	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL, *line = NULL;
+
+	json_decref(j);
+	if (s != NULL && asprintf(&line, "%s\n", s) < 0)
+		line = NULL;
+	free(s);
+	return line;
+}

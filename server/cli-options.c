@@ -1,0 +1,270 @@
+/*
+ * cli-options.c: the command line.  Each command takes its own set of
+ * options; every error names the option and what is wrong with it.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum {
+	OPT_NO_NETWORK = 256, OPT_DEFAULT, OPT_APPROVER, OPT_PROMPT_TIMEOUT,
+	OPT_JSON, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
+};
+
+#define CLI_RUN_LONGOPTS \
+	{ "policy", required_argument, NULL, 'p' }, \
+	{ "mode", required_argument, NULL, 'm' }, \
+	{ "sandbox", required_argument, NULL, 's' }, \
+	{ "writable", required_argument, NULL, 'w' }, \
+	{ "no-network", no_argument, NULL, OPT_NO_NETWORK }, \
+	{ "default", required_argument, NULL, OPT_DEFAULT }, \
+	{ "approver", required_argument, NULL, OPT_APPROVER }, \
+	{ "prompt-timeout", required_argument, NULL, OPT_PROMPT_TIMEOUT }, \
+	{ "audit", required_argument, NULL, 'a' }, \
+	{ "verbose", no_argument, NULL, 'v' }, \
+	{ "help", no_argument, NULL, 'h' }
+
+static const struct option cli_run_opts[] = { CLI_RUN_LONGOPTS, { 0 } };
+static const struct option cli_exec_opts[] = {
+	CLI_RUN_LONGOPTS,
+	{ "shell", required_argument, NULL, OPT_SHELL },
+	{ "login", no_argument, NULL, OPT_LOGIN },
+	{ "no-login", no_argument, NULL, OPT_NO_LOGIN },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "cwd", required_argument, NULL, OPT_CWD },
+	{ 0 }
+};
+static const struct option cli_check_opts[] = {
+	{ "policy", required_argument, NULL, 'p' },
+	{ "default", required_argument, NULL, OPT_DEFAULT },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+/* '+': stop at PROGRAM, whose options are its own; ':': we report. */
+static const struct {
+	const char *name;
+	enum cli_cmd cmd;
+	const char *shorts;
+	const struct option *longs;
+} cli_cmds[] = {
+	{ "run", CLI_RUN, "+:p:m:s:w:a:vh", cli_run_opts },
+	{ "check", CLI_CHECK, "+:p:h", cli_check_opts },
+	{ "exec", CLI_EXEC, "+:p:m:s:w:a:vc:h", cli_exec_opts },
+};
+
+static const char *const cli_actions[] = { "run", "escalate", "deny" };
+
+const char *
+cli_action_name(enum shellesc_action a)
+{
+	return cli_actions[a];
+}
+
+int
+cli_strv_add(struct cli_strv *sv, const char *s)
+{
+	char **v = reallocarray(sv->v, sv->n + 2, sizeof(char *));
+
+	if (v == NULL)
+		return -1;
+	sv->v = v;
+	if ((v[sv->n] = strdup(s)) == NULL)
+		return -1;
+	v[++sv->n] = NULL;
+	return 0;
+}
+
+void
+cli_strv_free(struct cli_strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = 0;
+}
+
+/* Index of word in the NULL-terminated names, or -1 after a message. */
+static int
+cli_word(const char *cmd, const char *opt, const char *word, const char *const *names,
+    const char *expect)
+{
+	for (int i = 0; names[i]; i++)
+		if (strcmp(word, names[i]) == 0)
+			return i;
+	cli_warnx("%s: %s '%s': expected %s", cmd, opt, word, expect);
+	return -1;
+}
+
+static int
+cli_seconds(const char *cmd, const char *opt, const char *arg, int *out)
+{
+	const char *errstr;
+	/* milliseconds must still fit an int */
+	long long v = strtonum(arg, 1, INT_MAX / 1000, &errstr);
+
+	if (errstr != NULL) {
+		cli_warnx("%s: %s '%s': %s (expected seconds, 1 to %d)", cmd, opt, arg,
+		    errstr, INT_MAX / 1000);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int
+cli_opt_word(struct cli_opts *o, const char *cmd, int opt, const char *arg)
+{
+	static const char *const modes[] = { "wrapper", "preload", "both", NULL };
+	static const char *const sandboxes[] = { "none", "landlock", NULL };
+	int i;
+
+	if (opt == 'm') {
+		if ((i = cli_word(cmd, "--mode", arg, modes, "preload, wrapper or both")) < 0)
+			return -1;
+		o->intercept = (unsigned)i + 1;	/* SHELLESC_INTERCEPT_* */
+	} else if (opt == 's') {
+		if ((i = cli_word(cmd, "--sandbox", arg, sandboxes, "none or landlock")) < 0)
+			return -1;
+		o->sandbox = i;
+	} else if (rules_decision_parse(arg, &o->dflt) != 0) {
+		cli_warnx("%s: --default '%s': expected run, escalate, deny or prompt", cmd, arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'p':
+		return cli_strv_add(&o->policies, arg);
+	case 'w':
+		return cli_strv_add(&o->writable, arg);
+	case 'm': case 's': case OPT_DEFAULT:
+		return cli_opt_word(o, cmd, opt, arg);
+	case OPT_PROMPT_TIMEOUT:
+		return cli_seconds(cmd, "--prompt-timeout", arg, &o->prompt_timeout);
+	case OPT_TIMEOUT:
+		return cli_seconds(cmd, "--timeout", arg, &o->timeout);
+	case OPT_NO_NETWORK: o->no_network = true; return 0;
+	case OPT_APPROVER: o->approver = arg; return 0;
+	case 'a': o->audit = arg; return 0;
+	case 'v': o->verbose++; return 0;
+	case OPT_JSON: o->json = true; return 0;
+	case OPT_SHELL: o->shell = arg; return 0;
+	case OPT_LOGIN: o->login = 1; return 0;
+	case OPT_NO_LOGIN: o->login = 0; return 0;
+	case OPT_CWD: o->cwd = arg; return 0;
+	case 'c': o->command = arg; return 0;
+	}
+	return -1;
+}
+
+/* What getopt refused, named as the user typed it. */
+static void
+cli_opt_refused(const char *cmd, int opt, char **argv)
+{
+	char shortopt[3] = { '-', (char)optopt, '\0' };
+	const char *last = argv[optind - 1];
+	/* a long option as typed; a short one alone (it may sit in a cluster) */
+	const char *name = strncmp(last, "--", 2) == 0 || optopt <= 0 || optopt >= 256 ?
+	    last : shortopt;
+
+	if (opt == ':')
+		cli_warnx("%s: option %s needs an argument", cmd, name);
+	else
+		cli_warnx("%s: unknown option %s (see shellesc --help)", cmd, name);
+}
+
+/* Options that only mean something together with others. */
+static int
+cli_options_check(const struct cli_opts *o, const char *cmd)
+{
+	if (o->sandbox != CLI_SANDBOX_LANDLOCK && o->writable.n > 0)
+		cli_warnx("%s: --writable needs --sandbox landlock", cmd);
+	else if (o->sandbox != CLI_SANDBOX_LANDLOCK && o->no_network)
+		cli_warnx("%s: --no-network needs --sandbox landlock", cmd);
+	else if (o->cmd == CLI_RUN && o->argc == 0)
+		cli_warnx("run: no PROGRAM given (see shellesc --help)");
+	else if (o->cmd == CLI_CHECK && o->argc == 0)
+		cli_warnx("check: no ARGV given (see shellesc --help)");
+	else if (o->cmd == CLI_EXEC && o->command == NULL)
+		cli_warnx("exec: -c COMMAND is required");
+	else if (o->cmd == CLI_EXEC && o->argc > 0)
+		cli_warnx("exec: unexpected argument '%s' (the command goes in -c)", o->argv[0]);
+	else
+		return 0;
+	return -1;
+}
+
+static int
+cli_options_cmd(struct cli_opts *o, int k, int argc, char **argv)
+{
+	const char *cmd = cli_cmds[k].name;
+	int opt;
+
+	o->cmd = cli_cmds[k].cmd;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, cli_cmds[k].shorts,
+	    cli_cmds[k].longs, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(cli_usage_text, stdout);
+			return 1;
+		}
+		if (opt == '?' || opt == ':') {
+			cli_opt_refused(cmd, opt, argv);
+			return -1;
+		}
+		if (cli_opt(o, cmd, opt, optarg) != 0)
+			return -1;
+	}
+	o->argv = argv + optind;
+	o->argc = argc - optind;
+	return cli_options_check(o, cmd);
+}
+
+/* 0: a command to run; 1: --help or --version was answered; -1: error. */
+int
+cli_options(struct cli_opts *o, int argc, char **argv)
+{
+	o->intercept = SHELLESC_INTERCEPT_WRAPPER | SHELLESC_INTERCEPT_PRELOAD;
+	o->dflt = RULES_RUN;
+	o->prompt_timeout = 300;
+	o->login = 1;
+	if (argc < 2) {
+		fputs(cli_usage_text, stderr);
+		return -1;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(cli_usage_text, stdout);
+		return 1;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("shellesc %s\n", PACKAGE_VERSION);
+		return 1;
+	}
+	for (size_t k = 0; k < sizeof(cli_cmds) / sizeof(cli_cmds[0]); k++)
+		if (strcmp(argv[1], cli_cmds[k].name) == 0)
+			return cli_options_cmd(o, (int)k, argc - 1, argv + 1);
+	cli_warnx("unknown command '%s': expected run, check or exec (see shellesc --help)",
+	    argv[1]);
+	return -1;
+}
+
+void
+cli_options_free(struct cli_opts *o)
+{
+	cli_strv_free(&o->policies);
+	cli_strv_free(&o->writable);
+}

@@ -1,0 +1,174 @@
+/*
+ * cli-setup.c: what run and exec share: rules, audit, the sandbox's
+ * ruleset, the prompt thread and the session, set up in that order (the
+ * ruleset and the private temporary directory before any thread, since
+ * TMPDIR is set in our own environment), torn down in reverse.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* PROGRAM's path as execvp(3) would find it (no '/': a PATH search). */
+char *
+cli_path_search(const char *name)
+{
+	const char *path = getenv("PATH");
+	int err = ENOENT;
+
+	if (strchr(name, '/') != NULL)
+		return strdup(name);
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		char *cand = NULL;
+		struct stat st;
+
+		/* an empty entry is the current directory, as for execvp */
+		if (asprintf(&cand, "%.*s%s%s", (int)(end - p), p, end == p ? "" : "/", name) < 0)
+			return NULL;
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(cand, X_OK) == 0)
+				return cand;
+			err = EACCES;
+		}
+		free(cand);
+		if (*end == '\0')
+			break;
+		p = end;
+	}
+	errno = err;
+	return NULL;
+}
+
+static int
+cli_setup_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	if (remove(path) != 0)
+		cli_warn("cannot remove %s", path);
+	return 0;
+}
+
+/* The default writable directories: the current one (exec: --cwd) and a
+ * private TMPDIR. */
+static int
+cli_setup_writable(struct cli *c)
+{
+	const char *base = getenv("TMPDIR");
+	char *cwd = c->o.cwd ? strdup(c->o.cwd) : getcwd(NULL, 0);
+	int r = -1;
+
+	if (cwd == NULL) {
+		cli_warn("the current directory");
+		return -1;
+	}
+	if (asprintf(&c->tmpdir, "%s/shellesc.XXXXXX", base && *base ? base : "/tmp") < 0)
+		c->tmpdir = NULL;
+	else if (mkdtemp(c->tmpdir) == NULL) {
+		cli_warn("cannot make a private temporary directory %s", c->tmpdir);
+		free(c->tmpdir);
+		c->tmpdir = NULL;
+	} else if (cli_strv_add(&c->o.writable, cwd) == 0 &&
+	    cli_strv_add(&c->o.writable, c->tmpdir) == 0 &&
+	    setenv("TMPDIR", c->tmpdir, 1) == 0)
+		r = 0;
+	free(cwd);
+	return r;
+}
+
+static int
+cli_setup_sandbox(struct cli *c)
+{
+	if (c->o.sandbox != CLI_SANDBOX_LANDLOCK)
+		return 0;
+	if (c->o.writable.n == 0 && cli_setup_writable(c) != 0)
+		return -1;
+	c->ruleset = cli_landlock_ruleset(&c->o.writable, c->o.no_network);
+	return c->ruleset < 0 ? -1 : 0;
+}
+
+/* Where the wrapper and preload are, checked now: a missing part would
+ * leave execs uncaught (or every exec warning) without saying so.  The
+ * wrapper is needed in every mode: the preload execs it as the proxy of
+ * an escalated exec. */
+static int
+cli_setup_parts(struct cli *c, struct shellesc_config *cfg)
+{
+	const char *w = getenv(CLI_ENV_WRAPPER), *p = getenv(CLI_ENV_PRELOAD);
+
+	cfg->intercept = c->o.intercept;
+	cfg->wrapper_path = w && *w ? w : SHELLESC_WRAPPER_PATH;
+	cfg->preload_path = p && *p ? p : SHELLESC_PRELOAD_PATH;
+	if (access(cfg->wrapper_path, X_OK) != 0) {
+		cli_warn("exec wrapper %s", cfg->wrapper_path);
+		return -1;
+	}
+	if ((cfg->intercept & SHELLESC_INTERCEPT_PRELOAD) && access(cfg->preload_path, R_OK) != 0) {
+		cli_warn("preload library %s (--mode wrapper catches execs through "
+		    "EXEC_WRAPPER only)", cfg->preload_path);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cli_setup_session(struct cli *c)
+{
+	struct shellesc_config cfg = {
+		.policy = cli_policy, .policy_arg = c,
+		.ended = cli_policy_ended, .ended_arg = c,
+		.log = cli_policy_log, .log_arg = c,
+	};
+	int r;
+
+	if (cli_setup_parts(c, &cfg) != 0)
+		return -1;
+	if ((r = shellesc_session_start(&cfg, &c->s)) != 0) {
+		cli_warnx("cannot start a session: %s", strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+int
+cli_setup(struct cli *c)
+{
+	/* An approver or terminal going away must be an error, not our death;
+	 * children get SIGPIPE back (cli-run.c, cli-approver.c, spawn.c). */
+	signal(SIGPIPE, SIG_IGN);
+	if (cli_rules_open(c) != 0 || cli_audit_open(c) != 0 ||
+	    cli_setup_sandbox(c) != 0 || cli_prompt_start(c) != 0 ||
+	    cli_setup_session(c) != 0)
+		return -1;
+	return 0;
+}
+
+/* The session first: once it has ended no request reaches the prompt
+ * thread, and stopping that thread denies what it still holds. */
+void
+cli_teardown(struct cli *c)
+{
+	if (c->s)
+		shellesc_session_end(c->s);
+	c->s = NULL;
+	cli_prompt_stop(c);
+	if (c->ruleset >= 0)
+		close(c->ruleset);
+	c->ruleset = -1;
+	if (c->tmpdir) {
+		nftw(c->tmpdir, cli_setup_rm, 16, FTW_DEPTH | FTW_PHYS);
+		free(c->tmpdir);
+		c->tmpdir = NULL;
+	}
+	cli_audit_close(c);
+	cli_rules_close(c);
+}

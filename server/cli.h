@@ -1,0 +1,181 @@
+/*
+ * cli.h: the shellesc command (run, check, exec), built on libshellesc and
+ * the rules engine.  Not installed.
+ *
+ * One struct cli holds a whole invocation: the options, the rules, the
+ * audit sink, the prompt thread and the session.  The session's policy
+ * callback (cli-policy.c) decides from the rules on the loop thread and
+ * hands prompts to the prompt thread (cli-prompt.c), which asks the
+ * terminal (cli-tty.c) or an approver command (cli-approver.c) one request
+ * at a time while the loop keeps deciding other requests.
+ *
+ * Errors: functions print what was wrong (cli_warnx) and return -1; only
+ * main() exits.
+ */
+#ifndef SHELLESC_CLI_H
+#define SHELLESC_CLI_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rules.h"
+#include "shellesc.h"
+
+/* Exit statuses of the command itself, as env(1) and timeout(1) use them. */
+#define CLI_EXIT_FAIL		125	/* shellesc failed */
+#define CLI_EXIT_NOEXEC		126	/* PROGRAM found but not executable */
+#define CLI_EXIT_NOTFOUND	127	/* PROGRAM not found */
+
+/* Overrides of the compiled-in paths, for running from the build tree. */
+#define CLI_ENV_WRAPPER		"SHELLESC_WRAPPER"
+#define CLI_ENV_PRELOAD		"SHELLESC_PRELOAD"
+/* Set by "exec --sandbox landlock" for its own re-execution (cli-exec.c). */
+#define CLI_ENV_SANDBOX		"SHELLESC_SANDBOX_SHELL"
+
+enum cli_cmd { CLI_RUN, CLI_CHECK, CLI_EXEC };
+enum cli_sandbox { CLI_SANDBOX_NONE, CLI_SANDBOX_LANDLOCK };
+
+/* A growable NULL-terminated vector of strings. */
+struct cli_strv {
+	char **v;
+	size_t n;
+};
+
+struct cli_opts {
+	enum cli_cmd cmd;
+	struct cli_strv policies;	/* -p, in order */
+	unsigned intercept;		/* SHELLESC_INTERCEPT_* */
+	enum cli_sandbox sandbox;
+	struct cli_strv writable;	/* -w; empty: the defaults */
+	bool no_network;
+	enum rules_decision dflt;	/* --default */
+	const char *approver;
+	int prompt_timeout;		/* seconds */
+	const char *audit;
+	int verbose;
+	bool json;			/* check */
+	const char *shell, *cwd, *command; /* exec */
+	int login, timeout;
+	char **argv;			/* what follows the options */
+	int argc;
+};
+
+struct cli_rules;
+struct cli_audit;
+struct cli_prompt;
+
+struct cli {
+	struct cli_opts o;
+	struct cli_rules *rules;
+	struct cli_audit *audit;
+	struct cli_prompt *prompt;
+	struct shellesc_session *s;
+	int ruleset;			/* Landlock ruleset fd, or -1 */
+	char *tmpdir;			/* the private temporary directory, or NULL */
+};
+
+/*
+ * What decided a request, copied out of the rules (which an "always"
+ * answer may reload meanwhile) plus how a prompt went.
+ */
+struct cli_verdict {
+	enum rules_decision rule;	/* RULES_NONE: no rule matched */
+	enum rules_decision effective;	/* rule, or --default when none matched */
+	char *source;			/* "FILE:LINE", or NULL */
+	char *justification;		/* or NULL */
+	const char *asked;		/* NULL, "tty" or "approver" */
+	const char *answer;		/* the prompt's answer, for the audit */
+	char *reason;			/* deny reason; NULL: a default is made */
+};
+
+/* cli-main.c */
+void cli_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_debug(const struct cli *c, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+char *cli_vis(const char *s);	/* control and 8-bit bytes escaped */
+char *cli_show(const char *s);	/* cli_vis, then quoted if a shell needs it */
+char *cli_show_argv(const char *program, char *const *argv);
+extern const char cli_usage_text[];
+
+/* cli-options.c */
+int cli_options(struct cli_opts *o, int argc, char **argv);
+void cli_options_free(struct cli_opts *o);
+int cli_strv_add(struct cli_strv *sv, const char *s);
+void cli_strv_free(struct cli_strv *sv);
+const char *cli_action_name(enum shellesc_action a);
+
+/* cli-setup.c: what run and exec share */
+int cli_setup(struct cli *c);
+void cli_teardown(struct cli *c);
+char *cli_path_search(const char *name);	/* NULL: not found (errno) */
+
+/* cli-rules.c */
+int cli_rules_open(struct cli *c);
+void cli_rules_close(struct cli *c);
+void cli_rules_decide(struct cli *c, const char *program, char *const *argv,
+    unsigned flags, struct cli_verdict *v);
+int cli_rules_always(struct cli *c, const char *program, char *const *argv);
+char *cli_rules_always_text(struct cli *c, const char *program, char *const *argv);
+void cli_verdict_free(struct cli_verdict *v);
+int cli_verdict_deny(struct cli_verdict *v, const char *answer, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* cli-policy.c */
+void cli_policy(void *arg, struct shellesc_request *req);
+void cli_policy_answer(struct cli *c, struct shellesc_request *req,
+    struct cli_verdict *v, enum shellesc_action a);
+void cli_policy_ended(void *arg, const struct shellesc_request *req,
+    int exit_code, int sig, double seconds);
+void cli_policy_log(void *arg, enum shellesc_log_level level, const char *msg);
+
+/* cli-prompt.c */
+enum cli_wait { CLI_WAIT_READY, CLI_WAIT_TIMEOUT, CLI_WAIT_WOKEN, CLI_WAIT_ERROR };
+struct pollfd;
+
+int cli_prompt_start(struct cli *c);
+int64_t cli_prompt_deadline(const struct cli *c);
+enum cli_wait cli_prompt_poll(struct pollfd *p, size_t n, int wake, int64_t deadline);
+void cli_prompt_push(struct cli *c, struct shellesc_request *req, struct cli_verdict *v);
+void cli_prompt_stop(struct cli *c);
+
+/* cli-tty.c: 0 with *a and *always set, or -1 with v->reason set. */
+int cli_tty_ask(struct cli *c, struct shellesc_request *req, struct cli_verdict *v,
+    int wake, enum shellesc_action *a, bool *always);
+
+/* cli-approver.c: 0 with *a set (v->reason maybe), or -1 with v->reason set. */
+int cli_approver_ask(struct cli *c, struct shellesc_request *req,
+    struct cli_verdict *v, int wake, enum shellesc_action *a);
+
+/* cli-landlock.c */
+int cli_landlock_ruleset(const struct cli_strv *writable, bool no_network);
+int cli_landlock_enter(int ruleset);	/* after fork: 0 or -errno */
+
+/* cli-audit.c */
+int cli_audit_open(struct cli *c);
+void cli_audit_close(struct cli *c);
+void cli_audit_decision(struct cli *c, const struct shellesc_request *req,
+    const struct cli_verdict *v, enum shellesc_action a, const char *reason);
+void cli_audit_end(struct cli *c, const struct shellesc_request *req,
+    int exit_code, int sig, double seconds);
+
+/* cli-json.c: bytes as valid UTF-8 strings, else {"base64": "..."} */
+json_t *cli_json_bytes(const char *p, size_t n);
+json_t *cli_json_str(const char *s);		/* NULL s: null */
+json_t *cli_json_strv(char *const *v);
+char *cli_json_unbytes(const json_t *j);	/* NULL: not such a value */
+json_t *cli_json_request(const struct shellesc_request *req,
+    const struct cli_verdict *v);
+char *cli_json_line(json_t *j);	/* compact, with a newline; consumes j */
+
+/* cli-run.c, cli-check.c, cli-exec.c: a command's exit status */
+int cli_run(struct cli *c);
+int cli_check(struct cli *c);
+int cli_exec(struct cli *c);
+int cli_exec_sandboxed(int argc, char **argv, const char *spec);
+
+#endif /* SHELLESC_CLI_H */

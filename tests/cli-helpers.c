@@ -1,0 +1,277 @@
+/* cli-helpers.c: running the shellesc command for the cli suites. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <poll.h>
+#include <pty.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli-helpers.h"
+#include "helpers.h"
+#include "test-rules.h"
+
+extern char **environ;
+
+/* The prompt's last line, which asks for the answer. */
+#define TC_ASK "Allow it? "
+
+static char *tc_paths[64];
+static size_t tc_npaths;
+
+void
+tc_init(struct tc *t, const char *rules)
+{
+	const char *keep[] = { "ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS=" };
+	size_t n = 0, k = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->dir = tr_tmpdir();
+	cr_assert(asprintf(&t->owned[k++], "HOME=%s", t->dir) > 0);
+	cr_assert(asprintf(&t->owned[k++], "XDG_CONFIG_HOME=%s/xdg", t->dir) > 0);
+	for (size_t i = 0; i < k; i++)
+		t->env[n++] = t->owned[i];
+	t->env[n++] = "PATH=/usr/bin:/bin";
+	t->env[n++] = "SHELLESC_WRAPPER=" TEST_WRAPPER;
+	t->env[n++] = "SHELLESC_PRELOAD=" TEST_CLI_PRELOAD;
+	for (char **v = environ; *v; v++)
+		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+			if (strncmp(*v, keep[i], strlen(keep[i])) == 0)
+				t->env[n++] = *v;
+	if (rules != NULL)
+		tc_file(t, "t.rules", rules);
+}
+
+void
+tc_fini(struct tc *t, struct tc_res *r)
+{
+	tc_res_free(r);
+	for (size_t i = 0; i < sizeof(t->owned) / sizeof(t->owned[0]); i++)
+		free(t->owned[i]);
+	while (tc_npaths > 0)
+		free(tc_paths[--tc_npaths]);
+	tr_rmtree(t->dir);
+}
+
+const char *
+tc_path(struct tc *t, const char *name)
+{
+	cr_assert_lt(tc_npaths, sizeof(tc_paths) / sizeof(tc_paths[0]));
+	return tc_paths[tc_npaths++] = tr_path(t->dir, name);
+}
+
+const char *
+tc_file(struct tc *t, const char *name, const char *text)
+{
+	const char *path = tc_path(t, name);
+
+	tr_write_file(path, text);
+	return path;
+}
+
+/* name as the tests' PATH (/usr/bin:/bin) finds it. */
+const char *
+tc_which(const char *name)
+{
+	static const char *const dirs[] = { "/usr/bin", "/bin" };
+
+	for (size_t i = 0; i < 2; i++) {
+		char *p = tr_path(dirs[i], name);
+
+		if (access(p, X_OK) == 0) {
+			cr_assert_lt(tc_npaths, sizeof(tc_paths) / sizeof(tc_paths[0]));
+			return tc_paths[tc_npaths++] = p;
+		}
+		free(p);
+	}
+	cr_assert_fail("%s is in neither /usr/bin nor /bin", name);
+	return NULL;
+}
+
+bool
+tc_exists(struct tc *t, const char *name)
+{
+	return access(tc_path(t, name), F_OK) == 0;
+}
+
+char *
+tc_read(struct tc *t, const char *name)
+{
+	const char *path = tc_path(t, name);
+
+	return access(path, F_OK) == 0 ? tr_read_file(path, NULL) : NULL;
+}
+
+/* argv: pre (if not NULL), shellesc, then args. */
+static char **
+tc_argv(const char *pre, char *const args[])
+{
+	size_t n = 0, k = 0;
+	char **v;
+
+	while (args[n])
+		n++;
+	cr_assert_not_null(v = calloc(n + 3, sizeof(char *)));
+	if (pre != NULL)
+		v[k++] = (char *)pre;
+	v[k++] = (char *)TEST_SHELLESC;
+	memcpy(v + k, args, (n + 1) * sizeof(char *));
+	return v;
+}
+
+/*
+ * In a session of its own, so that no prompt reaches the tester's
+ * terminal: setsid(1) execs shellesc in place (the child of a fork is no
+ * group leader), so the pid and the status are shellesc's.
+ */
+void
+tc_start(struct tc *t, struct ts_proc *p, char *const args[])
+{
+	char **argv = tc_argv("setsid", args);
+
+	ts_proc_start(p, t->dir, t->env, "/usr/bin/setsid", argv);
+	free(argv);
+}
+
+void
+tc_run(struct tc *t, struct tc_res *r, const char *in, char *const args[])
+{
+	struct ts_proc p;
+
+	tc_start(t, &p, args);
+	if (in != NULL)
+		th_write(p.in, in, strlen(in));
+	r->status = ts_proc_wait(&p, &r->out, &r->outlen, &r->err);
+}
+
+/* Everything from the pty master until the other side is gone. */
+static int
+tc_pty_talk(int master, struct tc_res *r, const char *const answers[])
+{
+	int64_t until = ts_now_ms() + 40000;
+	size_t len = 0, asked = 0, seen = 0;
+	char buf[4096];
+
+	r->out = strdup("");
+	for (;;) {
+		struct pollfd p = { .fd = master, .events = POLLIN };
+		int left = (int)(until - ts_now_ms());
+		ssize_t k;
+
+		cr_assert(left > 0 && poll(&p, 1, left) == 1, "the pty went quiet: %s", r->out);
+		if ((k = read(master, buf, sizeof(buf))) <= 0)
+			break;	/* EIO: every slave fd is closed */
+		cr_assert_not_null(r->out = realloc(r->out, len + (size_t)k + 1));
+		memcpy(r->out + len, buf, (size_t)k);
+		r->out[len += (size_t)k] = '\0';
+		for (char *q = r->out + seen; (q = strstr(q, TC_ASK)) != NULL; q++, asked++) {
+			seen = (size_t)(q - r->out) + 1;
+			cr_assert_not_null(answers[asked], "an unexpected prompt: %s", r->out);
+			if (strcmp(answers[asked], TC_SILENT) == 0)
+				continue;
+			th_write(master, answers[asked], strlen(answers[asked]));
+			th_write(master, "\n", 1);
+		}
+	}
+	r->outlen = len;
+	return (int)asked;
+}
+
+int
+tc_run_pty(struct tc *t, struct tc_res *r, const char *const answers[],
+    char *const args[])
+{
+	int master, asked;
+	pid_t pid;
+
+	cr_assert((pid = forkpty(&master, NULL, NULL, NULL)) >= 0, "forkpty: %s", strerror(errno));
+	if (pid == 0) {
+		if (chdir(t->dir) == 0)
+			execve(TEST_SHELLESC, tc_argv(NULL, args), t->env);
+		_exit(121);
+	}
+	asked = tc_pty_talk(master, r, answers);
+	close(master);
+	cr_assert_eq(waitpid(pid, &r->status, 0), pid);
+	r->err = strdup("");
+	return asked;
+}
+
+int
+tc_code(const struct tc_res *r)
+{
+	cr_assert(WIFEXITED(r->status), "shellesc did not exit (status %#x); stderr: %s",
+	    r->status, r->err);
+	return WEXITSTATUS(r->status);
+}
+
+void
+tc_res_free(struct tc_res *r)
+{
+	free(r->out);
+	free(r->err);
+	memset(r, 0, sizeof(*r));
+}
+
+json_t *
+tc_json(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, 0, &e);
+
+	cr_assert_not_null(j, "not JSON (%s): %s", e.text, text);
+	return j;
+}
+
+json_t **
+tc_json_lines(const char *text, size_t *n)
+{
+	json_t **v = NULL;
+	const char *p = text;
+
+	*n = 0;
+	while (*p) {
+		const char *end = strchrnul(p, '\n');
+		json_error_t e;
+
+		if (*p == '{') {
+			cr_assert_not_null(v = realloc(v, (*n + 1) * sizeof(*v)));
+			v[*n] = json_loadb(p, (size_t)(end - p), 0, &e);
+			cr_assert_not_null(v[*n], "a line is not JSON (%s): %.*s", e.text,
+			    (int)(end - p), p);
+			(*n)++;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return v;
+}
+
+void
+tc_json_free(json_t **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		json_decref(v[i]);
+	free(v);
+}
+
+const char *
+tc_jstr(json_t *j, const char *key)
+{
+	const char *s = json_string_value(json_object_get(j, key));
+
+	cr_assert_not_null(s, "no string \"%s\" in the JSON", key);
+	return s;
+}
+
+int
+tc_landlock_abi(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
+
+	return abi < 0 ? 0 : (int)abi;
+}

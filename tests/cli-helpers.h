@@ -1,0 +1,83 @@
+/*
+ * cli-helpers.h: the shellesc command as a real process, for the cli
+ * suites (test-cli-*.c).  Each test gets a directory of its own, which is
+ * also HOME, XDG_CONFIG_HOME's parent and the command's cwd, so no user or
+ * system rules leak in.
+ */
+#ifndef SHELLESC_TEST_CLI_HELPERS_H
+#define SHELLESC_TEST_CLI_HELPERS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "session-helpers.h"
+
+#define TC_TIMEOUT 60
+
+/*
+ * A shell function for test scripts: G PROG ARGS... execs PROG through
+ * "$EXEC_WRAPPER", exactly what a patched shell does for every command, so
+ * the scripts work with stock bash under --mode wrapper.
+ */
+#define TC_GATE "G() { \"$EXEC_WRAPPER\" \"$(type -P \"$1\")\" \"$@\"; }; "
+
+struct tc {
+	char *dir;			/* the test's directory (cwd) */
+	char *env[16];			/* shellesc's environment */
+	char *owned[8];			/* what env points to */
+	/* tc_path's strings are kept by the helpers until tc_fini */
+};
+
+/* The outcome of one shellesc run. */
+struct tc_res {
+	int status;			/* wait status */
+	char *out, *err;		/* with a pty: everything in out */
+	size_t outlen;
+};
+
+/* A fresh test directory; rules (if not NULL) written to t.rules there. */
+void tc_init(struct tc *t, const char *rules);
+/* Frees r (if not NULL) too. */
+void tc_fini(struct tc *t, struct tc_res *r);
+/* dir/name; the result is freed by tc_fini (up to 64 per test). */
+const char *tc_path(struct tc *t, const char *name);
+/* Write dir/name (e.g. a rules file); returns its path. */
+const char *tc_file(struct tc *t, const char *name, const char *text);
+bool tc_exists(struct tc *t, const char *name);
+/* name's path in the tests' PATH, /usr/bin:/bin (kept like tc_path's). */
+const char *tc_which(const char *name);
+/* dir/name's content (malloc'd), or NULL if missing. */
+char *tc_read(struct tc *t, const char *name);
+
+/* shellesc ARGS... in its own session (no controlling terminal), stdin
+ * from in (NULL: empty); asserts it ends within the test timeout. */
+void tc_run(struct tc *t, struct tc_res *r, const char *in, char *const args[]);
+/* Started, not waited for: p's stdio are pipes (see ts_proc_wait). */
+void tc_start(struct tc *t, struct ts_proc *p, char *const args[]);
+/*
+ * shellesc ARGS... on a new pty as its controlling terminal: each time the
+ * prompt's last line ("Allow it? ...") appears, the next of answers
+ * (NULL-terminated) is typed, TC_SILENT meaning none.  Returns how many
+ * prompts there were.
+ */
+#define TC_SILENT "(silent)"
+int tc_run_pty(struct tc *t, struct tc_res *r, const char *const answers[],
+    char *const args[]);
+/* The exit code; asserts a normal exit. */
+int tc_code(const struct tc_res *r);
+void tc_res_free(struct tc_res *r);
+
+/* The JSON value text holds; asserts it parses. */
+json_t *tc_json(const char *text);
+/* The lines of text that start with '{', each parsed; *n of them. */
+json_t **tc_json_lines(const char *text, size_t *n);
+void tc_json_free(json_t **v, size_t n);
+/* j[key] as a string (asserting it is one). */
+const char *tc_jstr(json_t *j, const char *key);
+
+/* Landlock's ABI version here, 0 without it. */
+int tc_landlock_abi(void);
+
+#endif
