@@ -8,11 +8,15 @@
  * there is recorded apart, tagged with its pid, and never seen by the
  * parent (whose socket did not move).  fork children reset the owner in an
  * atfork handler, so "pid differs from owner" means "vfork child".
+ *
+ * posix_spawn's file actions run in its child through glibc's internal
+ * calls, which no interposer sees: they are guarded when they are added.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <unistd.h>
 
 #include "preload.h"
@@ -113,4 +117,69 @@ dup3(int old, int new, int flags)
 	if (pl_guarded(new) && old != new && pl_move_sock() != 0)
 		return -1;
 	return pl_real.dup3(old, new, flags);
+}
+
+/* --- posix_spawn file actions ------------------------------------------ */
+
+PL_EXPORT int
+posix_spawn_file_actions_addclose(posix_spawn_file_actions_t *fa, int fd)
+{
+	pl_resolve();
+	if (pl_guarded(fd))
+		return 0;	/* as close(): the socket stays */
+	return pl_real.fa_addclose(fa, fd);
+}
+
+/*
+ * The child will put something on the socket's number: move the socket now,
+ * in the parent, and free the number there too, as a dup2 would have
+ * (children get the new number in their environment).  Returns an errno.
+ */
+static int
+pl_free_sock_number(void)
+{
+	int old = pl_sock();
+
+	if (pl_move_sock() != 0)
+		return errno;
+	pl_real.close(old);
+	return 0;
+}
+
+PL_EXPORT int
+posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, int old, int new)
+{
+	int r;
+
+	pl_resolve();
+	if (pl_guarded(new) && old != new && (r = pl_free_sock_number()) != 0)
+		return r;
+	return pl_real.fa_adddup2(fa, old, new);
+}
+
+PL_EXPORT int
+posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd,
+    const char *path, int oflag, mode_t mode)
+{
+	int r;
+
+	pl_resolve();
+	if (pl_guarded(fd) && (r = pl_free_sock_number()) != 0)
+		return r;
+	return pl_real.fa_addopen(fa, fd, path, oflag, mode);
+}
+
+/* There is no "close a range" action: close each fd below the socket, then the rest. */
+PL_EXPORT int
+posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *fa, int lo)
+{
+	int s, r = 0;
+
+	pl_resolve();
+	s = pl_sock();
+	if (!pl_guarded(s) || s < lo)
+		return pl_real.fa_addclosefrom(fa, lo);
+	for (int fd = lo; fd < s && r == 0; fd++)
+		r = pl_real.fa_addclose(fa, fd);
+	return r != 0 ? r : pl_real.fa_addclosefrom(fa, s + 1);
 }

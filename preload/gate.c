@@ -39,10 +39,14 @@ pl_fail(const char *path, const char *why)
 	return PL_FAIL;
 }
 
+/* Linux >= 5.18 runs a NULL or empty argv as { "" }: that is what is asked about. */
+static char *const pl_empty_argv[] = { (char *)"", NULL };
+
 enum pl_verdict
 pl_decide(const char *path, char *const argv[], char *const envp[], int *stream)
 {
-	struct msg_exec_out e = { .file = path, .argv = argv, .env = envp };
+	struct msg_exec_out e = { .file = path, .env = envp,
+	    .argv = argv && argv[0] ? argv : pl_empty_argv };
 	struct client_req req;
 	int saved = errno, r;
 

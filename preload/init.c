@@ -29,6 +29,10 @@ struct pl_state pl = { .sock = -1 };
 static const struct { const char *name; void **slot; } pl_syms[] = {
 	SYM(execve), SYM(execvpe), SYM(fexecve), SYM(execveat), SYM(posix_spawn), SYM(posix_spawnp),
 	SYM(close), SYM(close_range), SYM(closefrom), SYM(dup2), SYM(dup3),
+	{ "posix_spawn_file_actions_addclose", (void **)&pl_real.fa_addclose },
+	{ "posix_spawn_file_actions_adddup2", (void **)&pl_real.fa_adddup2 },
+	{ "posix_spawn_file_actions_addopen", (void **)&pl_real.fa_addopen },
+	{ "posix_spawn_file_actions_addclosefrom_np", (void **)&pl_real.fa_addclosefrom },
 	SYM(pclose), SYM(popen), SYM(system),
 };
 #undef SYM

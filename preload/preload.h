@@ -34,6 +34,10 @@ struct pl_real {
 	void (*closefrom)(int);
 	int (*dup2)(int, int);
 	int (*dup3)(int, int, int);
+	int (*fa_addclose)(posix_spawn_file_actions_t *, int);
+	int (*fa_adddup2)(posix_spawn_file_actions_t *, int, int);
+	int (*fa_addopen)(posix_spawn_file_actions_t *, int, const char *, int, mode_t);
+	int (*fa_addclosefrom)(posix_spawn_file_actions_t *, int);
 	int (*pclose)(FILE *);
 	FILE *(*popen)(const char *, const char *);
 	int (*system)(const char *);
@@ -85,6 +89,12 @@ void pl_env_free(char **env, char *const envp[]);
 /* exec path after a decision: run, or become the escalation proxy. */
 int pl_exec_decided(const char *path, char *const argv[], char *const envp[],
     enum pl_verdict v, int stream);
+
+/*
+ * What execve would say without running anything (shim.c): 0 for an
+ * executable regular file, the only kind worth a decision, else an errno.
+ */
+int pl_precheck(const char *path);
 
 /* --- path.c: PATH search exactly as glibc's execvpe/posix_spawnp --- */
 /*

@@ -24,7 +24,7 @@ extern char **environ;
  * regular file is worth a decision.  Refusing here, rather than letting the
  * real execve fail, leaves no window for a file to appear undecided.
  */
-static int
+int
 pl_precheck(const char *path)
 {
 	struct stat st;
@@ -191,16 +191,29 @@ pl_fd_path(int dirfd, const char *rel, char *out, size_t size)
 	return 0;
 }
 
+/*
+ * glibc declares some arguments nonnull, yet programs pass NULL and the
+ * kernel copes: hide the pointer from the optimizer so the test stays.
+ */
+static bool
+pl_is_null(const void *p)
+{
+	__asm__("" : "+r"(p));
+	return p == NULL;
+}
+
 /* Decide by path; run with the real call (fd-based), escalate by path. */
 static int
 pl_exec_fd(const char *path, bool named, int dirfd, const char *rel,
     char *const argv[], char *const envp[], int flags)
 {
 	int stream = -1, r, e;
-	enum pl_verdict v = pl_decide(path, argv, envp, &stream);
+	enum pl_verdict v;
 	char **env;
 
-	if (v == PL_DENY || v == PL_FAIL)
+	if (named && (e = pl_precheck(path)) != 0)
+		return (errno = e), -1;
+	if ((v = pl_decide(path, argv, envp, &stream)) == PL_DENY || v == PL_FAIL)
 		return -1;
 	if (v == PL_ESCALATE && !named) {
 		/* The server would run its own /proc/self/fd/N: never. */
@@ -229,6 +242,8 @@ fexecve(int fd, char *const argv[], char *const envp[])
 	pl_resolve();
 	if (!pl.active)
 		return pl_real.fexecve(fd, argv, envp);
+	if (fd < 0 || pl_is_null(argv) || pl_is_null(envp))
+		return (errno = EINVAL), -1;	/* glibc refuses these before any exec */
 	e = pl_fd_path(fd, NULL, path, sizeof(path));
 	return pl_exec_fd(e == 0 ? path : "/proc/self/fd", e == 0, fd, NULL, argv, envp, 0);
 }
@@ -237,13 +252,18 @@ PL_EXPORT int
 execveat(int dirfd, const char *rel, char *const argv[], char *const envp[], int flags)
 {
 	char path[PATH_MAX];
+	const char *name = rel;
 	int e;
 
 	pl_resolve();
 	if (!pl.active)
 		return pl_real.execveat(dirfd, rel, argv, envp, flags);
-	if (rel[0] == '/' || (dirfd == AT_FDCWD && rel[0] != '\0'))
-		e = strlen(rel) < sizeof(path) ? (memcpy(path, rel, strlen(rel) + 1), 0) : ENAMETOOLONG;
+	if (rel[0] == '\0' && !(flags & AT_EMPTY_PATH))
+		return (errno = ENOENT), -1;	/* as the kernel says, without asking */
+	if (dirfd == AT_FDCWD && rel[0] == '\0')
+		name = ".";	/* the kernel execs the cwd itself: a directory */
+	if (name[0] == '/' || dirfd == AT_FDCWD)
+		e = strlen(name) < sizeof(path) ? (memcpy(path, name, strlen(name) + 1), 0) : ENAMETOOLONG;
 	else
 		e = pl_fd_path(dirfd, rel, path, sizeof(path));
 	if (e != 0)

@@ -13,7 +13,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,29 +50,43 @@ pl_spawn_proxy(pid_t *pid, const char *path, const posix_spawn_file_actions_t *f
 	return r;
 }
 
+/*
+ * Decide one candidate and spawn what was decided.  Returns 0, an error
+ * number, or -EACCES when the policy refused (which ends a PATH search).
+ */
+static int
+pl_spawn_one(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	int stream = -1, r;
+	enum pl_verdict v;
+	char **env;
+
+	/* As for an exec: no decision about what could not run anyway. */
+	if (pl.active && (r = pl_precheck(path)) != 0)
+		return r;
+	if ((v = pl_decide(path, argv, envp, &stream)) == PL_DENY || v == PL_FAIL)
+		return -EACCES;
+	if (v == PL_ESCALATE)
+		return pl_spawn_proxy(pid, path, fa, attr, argv, envp, stream);
+	if (!pl.active)
+		return pl_real.posix_spawn(pid, path, fa, attr, argv, envp);
+	if ((env = pl_env(envp, -1)) == NULL)
+		return errno;
+	fcntl(pl_sock(), F_SETFD, 0);
+	r = pl_real.posix_spawn(pid, path, fa, attr, argv, env);
+	pl_env_free(env, envp);
+	return r;
+}
+
 int
 pl_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	int saved = errno, stream = -1, r;
-	enum pl_verdict v = pl_decide(path, argv, envp, &stream);
-	char **env;
+	int saved = errno, r = pl_spawn_one(pid, path, fa, attr, argv, envp);
 
-	if (v == PL_DENY || v == PL_FAIL)
-		r = EACCES;
-	else if (v == PL_ESCALATE)
-		r = pl_spawn_proxy(pid, path, fa, attr, argv, envp, stream);
-	else if (!pl.active)
-		r = pl_real.posix_spawn(pid, path, fa, attr, argv, envp);
-	else if ((env = pl_env(envp, -1)) == NULL)
-		r = errno;
-	else {
-		fcntl(pl_sock(), F_SETFD, 0);
-		r = pl_real.posix_spawn(pid, path, fa, attr, argv, env);
-		pl_env_free(env, envp);
-	}
 	errno = saved;
-	return r;
+	return r < 0 ? -r : r;
 }
 
 PL_EXPORT int
@@ -84,33 +97,31 @@ posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 	return pl_spawn(pid, path, fa, attr, argv, envp);
 }
 
-/* posix_spawnp: the PATH search picks the first file that would exec. */
+/*
+ * posix_spawnp: as in glibc, each PATH candidate is tried in turn -- the
+ * search goes on past a failed spawn (a script's missing interpreter gives
+ * ENOENT) exactly where execvp's would.
+ */
 struct pl_spawnp {
-	char path[PATH_MAX];
+	pid_t *pid;
+	const posix_spawn_file_actions_t *fa;
+	const posix_spawnattr_t *attr;
+	char *const *argv, *const *envp;
 };
 
 static int
 pl_spawnp_try(const char *cand, void *arg)
 {
 	struct pl_spawnp *sp = arg;
-	size_t n = strlen(cand);
-	struct stat st;
 
-	if (n >= sizeof(sp->path))
-		return ENAMETOOLONG;
-	if (stat(cand, &st) != 0)
-		return errno;
-	if (!S_ISREG(st.st_mode) || faccessat(AT_FDCWD, cand, X_OK, AT_EACCESS) != 0)
-		return EACCES;
-	memcpy(sp->path, cand, n + 1);
-	return 0;
+	return pl_spawn_one(sp->pid, cand, sp->fa, sp->attr, sp->argv, sp->envp);
 }
 
 PL_EXPORT int
 posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	struct pl_spawnp sp;
+	struct pl_spawnp sp = { pid, fa, attr, argv, envp };
 	int saved = errno, e;
 
 	pl_resolve();
@@ -118,7 +129,5 @@ posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 		return pl_real.posix_spawnp(pid, file, fa, attr, argv, envp);
 	e = pl_path_search(file, pl_spawnp_try, &sp);
 	errno = saved;
-	if (e != 0)
-		return e;
-	return pl_spawn(pid, sp.path, fa, attr, argv, envp);
+	return e < 0 ? -e : e;
 }
