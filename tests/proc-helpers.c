@@ -150,9 +150,15 @@ ts_drain(int fd, struct ts_buf *b)
 int
 ts_proc_wait(struct ts_proc *p, char **out, size_t *outlen, char **err)
 {
+	return ts_proc_wait_ms(p, 20000, out, outlen, err);
+}
+
+int
+ts_proc_wait_ms(struct ts_proc *p, int ms, char **out, size_t *outlen, char **err)
+{
 	struct ts_buf b[2] = { { strdup(""), 0 }, { strdup(""), 0 } };
 	int fds[2] = { p->out, p->err }, st;
-	int64_t until = ts_now_ms() + 20000;
+	int64_t until = ts_now_ms() + ms;
 
 	if (p->in >= 0)
 		close(p->in);

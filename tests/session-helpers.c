@@ -55,11 +55,28 @@ ts_forget(struct tpol *tp)
 	tp->argv = tp->env = NULL;
 }
 
+/* Append "program\n" to the history (growing it by doubling: suites make 10 000s of requests). */
+static void
+ts_remember(struct tpol *tp, const char *program)
+{
+	size_t n = strlen(program);
+
+	if (tp->history_len + n + 2 > tp->history_cap) {
+		tp->history_cap = 2 * (tp->history_cap + n + 2);
+		cr_assert_not_null(tp->history = realloc(tp->history, tp->history_cap));
+	}
+	memcpy(tp->history + tp->history_len, program, n);
+	memcpy(tp->history + tp->history_len + n, "\n", 2);
+	tp->history_len += n + 1;
+}
+
 static void
 ts_record(struct tpol *tp, const struct shellesc_request *req)
 {
 	pthread_mutex_lock(&tp->mu);
 	ts_forget(tp);
+	ts_remember(tp, shellesc_request_program(req));
+	tp->flags = shellesc_request_flags(req);
 	tp->program = strdup(shellesc_request_program(req));
 	tp->file = strdup(shellesc_request_file(req));
 	tp->cwd = strdup(shellesc_request_cwd(req));
@@ -200,6 +217,9 @@ ts_end(struct shellesc_session *s, struct tpol *tp)
 {
 	shellesc_session_end(s);
 	ts_forget(tp);
+	free(tp->history);
+	tp->history = NULL;
+	tp->history_len = tp->history_cap = 0;
 }
 
 void
@@ -231,6 +251,19 @@ ts_req_env_has(struct tpol *tp, const char *entry)
 		if (name_only ? strncmp(*e, entry, len) == 0 : strcmp(*e, entry) == 0)
 			return true;
 	return false;
+}
+
+int
+ts_history_count(struct tpol *tp, const char *program)
+{
+	size_t n = strlen(program);
+	int count = 0;
+
+	pthread_mutex_lock(&tp->mu);
+	for (const char *l = tp->history; l && *l; l = strchr(l, '\n') + 1)
+		count += strncmp(l, program, n) == 0 && l[n] == '\n';
+	pthread_mutex_unlock(&tp->mu);
+	return count;
 }
 
 struct criterion_test_params

@@ -46,6 +46,10 @@ struct tpol {
 	enum shellesc_mode prep_mode;
 	void *prep_profile;
 	int ended_code, ended_sig;
+	/* every request's program, one a line (freed by ts_end), and the last one's flags */
+	char *history;
+	size_t history_len, history_cap;
+	unsigned flags;
 };
 
 /* Start a session for tp with the build-tree wrapper.  cfg (NULL: wrapper
@@ -59,6 +63,9 @@ void ts_wait(struct tpol *tp, const int *counter, int n, int ms);
 
 /* Whether tp's last request env holds exactly entry ("NAME=value") or NAME= at all. */
 bool ts_req_env_has(struct tpol *tp, const char *entry);
+
+/* How many requests so far were for program. */
+int ts_history_count(struct tpol *tp, const char *program);
 
 /*
  * An environment for a caller of the session: the overlay of s, PATH, and
@@ -88,6 +95,8 @@ void ts_wrapper_start(struct ts_proc *p, char *const env[], const char *cwd,
 void ts_read_line(int fd, char *buf, size_t size, int ms);
 /* Close stdin, collect stdout and stderr to EOF, reap; returns the wait status. */
 int ts_proc_wait(struct ts_proc *p, char **out, size_t *outlen, char **err);
+/* The same, asserting the output ends within ms (ts_proc_wait: 20 s). */
+int ts_proc_wait_ms(struct ts_proc *p, int ms, char **out, size_t *outlen, char **err);
 
 /* True when pid has ended (or is gone) within ms. */
 bool ts_pid_gone(pid_t pid, int ms);

@@ -1,0 +1,201 @@
+/* preload-helpers.c: running real programs with and without the preload. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "preload-helpers.h"
+
+void
+pt_require_preload(void)
+{
+#ifdef TEST_SANITIZERS
+	cr_skip_test("sanitizer build: libshellesc_preload.so links ASan-instrumented code, "
+	    "which cannot be preloaded into uninstrumented programs, nor ahead of the ASan "
+	    "runtime into the instrumented helper programs");
+#endif
+}
+
+bool
+pt_is_static(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	bool interp = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64) {
+		if (fd >= 0)
+			close(fd);
+		return false;	/* not a 64-bit ELF file: a script, say */
+	}
+	for (unsigned k = 0; k < eh.e_phnum && !interp; k++)
+		interp = pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + k * eh.e_phentsize)) ==
+		    sizeof(ph) && ph.p_type == PT_INTERP;
+	close(fd);
+	return !interp;
+}
+
+void
+pt_need(const char *path)
+{
+	if (strcmp(path, PT_T) == 0)
+		return;
+	if (access(path, X_OK) != 0)
+		cr_skip_test("%s is not installed (./bootstrap installs it)", path);
+	if (pt_is_static(path))
+		cr_skip_test("%s is statically linked: no preload loads into it", path);
+}
+
+struct shellesc_session *
+pt_start(struct tpol *tp, enum shellesc_action action, unsigned intercept)
+{
+	struct shellesc_config cfg = { .intercept = SHELLESC_INTERCEPT_PRELOAD | intercept,
+	    .preload_path = TEST_PRELOAD };
+
+	pt_require_preload();
+	tp->action = action;
+	tp->reason = PT_REASON;
+	return ts_start(tp, &cfg);
+}
+
+const char *
+pt_action_name(enum shellesc_action a)
+{
+	static const char *const names[] = { "run", "escalate", "deny" };
+
+	return names[a];
+}
+
+char *
+pt_subst(const char *s)
+{
+	size_t n = strlen(TEST_EXEC_PROBE), k = 0;
+	char *buf = malloc(strlen(s) * n + 1);
+
+	cr_assert_not_null(buf);
+	for (; *s; s++) {
+		bool at = strncmp(s, PT_T, 2) == 0;
+
+		memcpy(buf + k, at ? TEST_EXEC_PROBE : s, at ? n : 1);
+		k += at ? n : 1;
+		s += at;
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+char **
+pt_env(struct shellesc_session *s, bool preload, const char *action)
+{
+	char act[64], sock[64], **env;
+	size_t i = 0, k = 0;
+
+	snprintf(act, sizeof(act), "TEST_ACTION=%s", action);
+	snprintf(sock, sizeof(sock), "PT_SOCK=%d", shellesc_session_client_fd(s));
+	env = ts_env(s, act, "PT_TARGET=" TEST_EXEC_PROBE, sock, NULL);
+	for (; env[i]; i++)
+		if (!preload && strncmp(env[i], "LD_PRELOAD=", 11) == 0)
+			free(env[i]);
+		else
+			env[k++] = env[i];
+	env[k] = NULL;
+	return env;
+}
+
+void
+pt_run(struct shellesc_session *s, bool preload, const char *action,
+    const char *cwd, const char *in, const char *const argv[], struct pt_out *o)
+{
+	char **env = pt_env(s, preload, action), *v[32];
+	struct ts_proc p;
+	size_t n = 0;
+
+	for (; argv[n]; n++) {
+		cr_assert_lt(n, 31);
+		v[n] = pt_subst(argv[n]);
+	}
+	v[n] = NULL;
+	ts_proc_start(&p, cwd, env, v[0], v);
+	if (in)
+		th_write(p.in, in, strlen(in));
+	o->status = ts_proc_wait(&p, &o->out, NULL, &o->err);
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	shellesc_env_free(env);
+}
+
+void
+pt_out_free(struct pt_out *o)
+{
+	free(o->out);
+	free(o->err);
+	o->out = o->err = NULL;
+}
+
+void
+pt_check(const struct pt_out *o, int code, int sig, const char *out,
+    const char *err_has, const char *what)
+{
+	int st = o->status;
+
+	if (sig > 0)
+		cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == sig,
+		    "%s: status %#x, expected death by signal %d; stderr: %s", what, st, sig, o->err);
+	else
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == code,
+		    "%s: status %#x, expected exit %d; stderr: %s", what, st, code, o->err);
+	if (out)
+		cr_assert_str_eq(o->out, out, "%s: stdout", what);
+	if (err_has && err_has[0] == '\0')
+		cr_assert_str_empty(o->err, "%s: stderr", what);
+	else if (err_has)
+		cr_assert_not_null(strstr(o->err, err_has), "%s: stderr lacks '%s': %s",
+		    what, err_has, o->err);
+}
+
+void
+pt_tmpdir(char *dir)
+{
+	strcpy(dir, "/tmp/shellesc-preload-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static int
+pt_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+void
+pt_rmtree(const char *dir)
+{
+	nftw(dir, pt_rm, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void
+pt_put(const char *dir, const char *name, const char *text, mode_t mode)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (text == NULL) {
+		cr_assert_eq(mkdir(path, mode), 0, "mkdir %s", path);
+		return;
+	}
+	cr_assert_not_null(f = fopen(path, "w"), "%s", path);
+	fputs(text, f);
+	fclose(f);
+	cr_assert_eq(chmod(path, mode), 0);
+}
