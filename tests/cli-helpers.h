@@ -65,6 +65,9 @@ void tc_start(struct tc *t, struct ts_proc *p, char *const args[]);
 #define TC_SILENT "(silent)"
 int tc_run_pty(struct tc *t, struct tc_res *r, const char *const answers[],
     char *const args[]);
+/* Skip the test; Criterion runs no .fini after a skip, so clean up first. */
+#define TC_SKIP(t, r, ...) do { tc_fini(t, r); cr_skip_test(__VA_ARGS__); } while (0)
+
 /* The exit code; asserts a normal exit. */
 int tc_code(const struct tc_res *r);
 void tc_res_free(struct tc_res *r);

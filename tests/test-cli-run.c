@@ -160,10 +160,10 @@ Test(cli_run, signals_to_shellesc_reach_program)
 Test(cli_run, preload_catches_plain_bash)
 {
 #ifdef TEST_CLI_SANITIZED
-	cr_skip_test("a sanitizer build's preload cannot load into stock bash (docs/preload.md)");
+	TC_SKIP(&t, &r, "a sanitizer build's preload cannot load into stock bash (docs/preload.md)");
 #endif
 	if (access(TEST_CLI_PRELOAD, R_OK) != 0)
-		cr_skip_test("the preload library is not built (%s)", TEST_CLI_PRELOAD);
+		TC_SKIP(&t, &r, "the preload library is not built (%s)", TEST_CLI_PRELOAD);
 	run_script("both", "touch made; echo \"touch: $?\"; sh -c 'echo escalated'");
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "touch: 126\nescalated\n");

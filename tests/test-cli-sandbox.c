@@ -44,9 +44,11 @@ need_landlock(int abi)
 {
 	int have = tc_landlock_abi();
 
-	if (have < abi)
-		cr_skip_test("needs Landlock ABI %d; this kernel has %s %d", abi,
+	if (have < abi) {
+		tr_rmtree(outside);
+		TC_SKIP(&t, &r, "needs Landlock ABI %d; this kernel has %s %d", abi,
 		    have ? "ABI" : "none, ABI", have);
+	}
 }
 
 static bool
