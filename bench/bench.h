@@ -47,9 +47,16 @@ double bn_pct(double *v, size_t n, double p);	/* sorts v; p in 0..100 */
 /* "path" under the build tree, in a static rotating buffer. */
 const char *bn_path(const struct bn_opts *o, const char *rel);
 bool bn_exists(const char *path);
+/* What a run cost: wall time from spawn to exit, and CPU time (user +
+ * system) of the whole process tree plus this process (the session's loop
+ * thread serves the requests).  CPU time hardly moves with other load on
+ * the machine; wall time does. */
+struct bn_cost {
+	double wall, cpu;	/* seconds */
+};
 /* Run argv with env (NULL: a minimal one), stdio on /dev/null unless the
- * fd is >= 0; returns the wait status.  *secs: wall time from spawn to exit. */
-int bn_run(char *const argv[], char *const env[], int in, int out, double *secs);
+ * fd is >= 0; returns the wait status.  *cost may be NULL. */
+int bn_run(char *const argv[], char *const env[], int in, int out, struct bn_cost *cost);
 /* A line of output of argv (at most size bytes); returns the wait status. */
 int bn_capture(char *const argv[], char *const env[], char *buf, size_t size);
 /* VmRSS and Pss (smaps_rollup) of pid in KiB. */

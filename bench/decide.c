@@ -55,7 +55,7 @@ void
 bn_decide(const struct bn_opts *o)
 {
 	static const int conc[] = { 1, 2, 8, 64 };
-	int n = bn_scaled(o, 20000, 2000), rounds = o->rounds < 3 ? o->rounds : 3;
+	int n = bn_scaled(o, 20000, 2000), rounds = o->rounds < 8 ? o->rounds : 8;
 	double *lat = calloc((size_t)n, sizeof(double));
 	struct bn_session b = { 0 };
 	struct dc_client c;

@@ -181,7 +181,7 @@ main(int argc, char **argv)
 		{ "runpath", bn_runpath }, { "decide", bn_decide }, { "rules", bn_rules },
 		{ "io", bn_io }, { "memory", bn_memory }, { "load", bn_load },
 	};
-	struct bn_opts o = { .builddir = ".", .rounds = 5, .scale = 1 };
+	struct bn_opts o = { .builddir = ".", .rounds = 7, .scale = 1 };
 	const char *json = NULL;
 	char started[64];
 	double load0[3];

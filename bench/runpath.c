@@ -28,21 +28,21 @@ struct rp_variant {
 	int n;				/* iterations */
 	int failed;			/* runs that did not exit 0 */
 	int short_asks;			/* runs whose session saw fewer than n requests */
-	double tn[RP_MAX_ROUNDS], t0[RP_MAX_ROUNDS];
-	double us;			/* per exec, after the runs */
+	struct bn_cost tn[RP_MAX_ROUNDS], t0[RP_MAX_ROUNDS];
+	double us, cpu;			/* wall and CPU us per exec, after the runs */
 };
 
 #define RPV(nm, k, su, se, nn) { .name = nm, .kind = k, .sudo = su, .sess = se, .n = nn }
 
 static const struct bn_opts *rp_o;
 
-/* One run with n iterations; returns its wall time (NAN on failure). */
-static double
+/* One run with n iterations; returns its cost (NAN on failure). */
+static struct bn_cost
 rp_once(struct rp_variant *v, int n)
 {
 	char num[16], loop[96], *argv[12];
 	int k = 0, asked = v->sess ? atomic_load(&v->sess->asked) : 0, st;
-	double secs;
+	struct bn_cost c;
 
 	snprintf(num, sizeof(num), "%d", n);
 	snprintf(loop, sizeof(loop), "for ((i = 0; i < %d; i++)); do /bin/true; done", n);
@@ -75,14 +75,27 @@ rp_once(struct rp_variant *v, int n)
 		break;
 	}
 	argv[k] = NULL;
-	st = bn_run(argv, v->sess ? v->sess->env : NULL, -1, -1, &secs);
+	st = bn_run(argv, v->sess ? v->sess->env : NULL, -1, -1, &c);
 	if (st != 0) {
 		v->failed++;
-		return BN_NAN;
+		c.wall = c.cpu = BN_NAN;
 	}
 	if (v->sess && atomic_load(&v->sess->asked) - asked < n)
 		v->short_asks++;
-	return secs;
+	return c;
+}
+
+/* Median of (runs of n) minus median of (runs of 0), per exec, in us. */
+static double
+rp_per_exec(const struct bn_cost *tn, const struct bn_cost *t0, int rounds, int n, bool cpu)
+{
+	double a[RP_MAX_ROUNDS], b[RP_MAX_ROUNDS];
+
+	for (int r = 0; r < rounds; r++) {
+		a[r] = cpu ? tn[r].cpu : tn[r].wall;
+		b[r] = cpu ? t0[r].cpu : t0[r].wall;
+	}
+	return (bn_median(a, (size_t)rounds) - bn_median(b, (size_t)rounds)) * 1e6 / n;
 }
 
 static void
@@ -95,9 +108,10 @@ rp_measure(struct rp_variant *vs, size_t nv)
 			vs[i].tn[r] = rp_once(&vs[i], vs[i].n);
 			vs[i].t0[r] = rp_once(&vs[i], 0);
 		}
-	for (size_t i = 0; i < nv; i++)
-		vs[i].us = vs[i].failed ? BN_NAN :
-		    (bn_median(vs[i].tn, (size_t)rounds) - bn_median(vs[i].t0, (size_t)rounds)) * 1e6 / vs[i].n;
+	for (size_t i = 0; i < nv; i++) {
+		vs[i].us = vs[i].failed ? BN_NAN : rp_per_exec(vs[i].tn, vs[i].t0, rounds, vs[i].n, false);
+		vs[i].cpu = vs[i].failed ? BN_NAN : rp_per_exec(vs[i].tn, vs[i].t0, rounds, vs[i].n, true);
+	}
 }
 
 /* The bare protocol round trip, in us (mean over many, one client). */
@@ -117,17 +131,23 @@ rp_floor(void)
 	return wall * 1e6 / n;
 }
 
+/* CPU per exec (and its ratio), and whether every run went as it should. */
 static const char *
-rp_notes(const struct rp_variant *v)
+rp_notes(const struct rp_variant *v, const struct rp_variant *plain)
 {
-	static char buf[128];
+	static char buf[160];
+	int n = snprintf(buf, sizeof(buf), "CPU %.0f us/exec", v->cpu);
 
+	if (v != plain)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (%.2fx, adds %.0f us)",
+		    v->cpu / plain->cpu, v->cpu - plain->cpu);
 	if (v->failed)
-		snprintf(buf, sizeof(buf), "%d runs failed", v->failed);
+		snprintf(buf + n, sizeof(buf) - (size_t)n, "; %d runs FAILED", v->failed);
 	else if (v->short_asks)
-		snprintf(buf, sizeof(buf), "%d runs asked fewer than %d times", v->short_asks, v->n);
+		snprintf(buf + n, sizeof(buf) - (size_t)n, "; %d runs asked fewer than %d times",
+		    v->short_asks, v->n);
 	else
-		snprintf(buf, sizeof(buf), "%d execs a run", v->n);
+		snprintf(buf + n, sizeof(buf) - (size_t)n, "; %d execs a run", v->n);
 	return buf;
 }
 
@@ -157,17 +177,17 @@ rp_report(struct rp_variant *vs, size_t nv, double floor_us)
 			snprintf(target, sizeof(target), "preload adds >= 20x less");
 			holds = bn_holds(less >= 20);
 			bn_row("runpath", name, v->us, "us/exec", ratio, target, holds,
-			    "adds %.0f us; preload adds %.1fx less; %s", added, less, rp_notes(v));
+			    "adds %.0f us; preload adds %.1fx less; %s", added, less, rp_notes(v, plain));
 			continue;
 		} else if (v->kind == RP_ZSH && v->sess) {
 			snprintf(target, sizeof(target), "<= 1.30x plain zsh");
 			holds = bn_holds(ratio <= 1.30);
 		}
 		if (v == plain)
-			bn_row("runpath", name, v->us, "us/exec", BN_NAN, "", "", "baseline; %s", rp_notes(v));
+			bn_row("runpath", name, v->us, "us/exec", BN_NAN, "", "", "baseline; %s", rp_notes(v, plain));
 		else
 			bn_row("runpath", name, v->us, "us/exec", ratio, target, holds, "adds %.1f us; %s",
-			    added, rp_notes(v));
+			    added, rp_notes(v, plain));
 	}
 }
 

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,11 +79,28 @@ bn_exists(const char *path)
 
 static char *const bn_min_env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", NULL };
 
+static double
+bn_tv(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static double
+bn_self_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return bn_tv(ru.ru_utime) + bn_tv(ru.ru_stime);
+}
+
 int
-bn_run(char *const argv[], char *const env[], int in, int out, double *secs)
+bn_run(char *const argv[], char *const env[], int in, int out, struct bn_cost *cost)
 {
 	posix_spawn_file_actions_t fa;
+	struct rusage ru;
 	int64_t t0;
+	double self;
 	pid_t pid;
 	int st = -1, r;
 
@@ -94,6 +113,7 @@ bn_run(char *const argv[], char *const env[], int in, int out, double *secs)
 		posix_spawn_file_actions_adddup2(&fa, out, 1);
 	else
 		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	self = bn_self_cpu();
 	t0 = bn_now_ns();
 	r = posix_spawn(&pid, argv[0], &fa, NULL, argv, env ? env : bn_min_env);
 	posix_spawn_file_actions_destroy(&fa);
@@ -101,10 +121,12 @@ bn_run(char *const argv[], char *const env[], int in, int out, double *secs)
 		fprintf(stderr, "bench: cannot run %s: %s\n", argv[0], strerror(r));
 		return -1;
 	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
 		;
-	if (secs)
-		*secs = (double)(bn_now_ns() - t0) / 1e9;
+	if (cost) {
+		cost->wall = (double)(bn_now_ns() - t0) / 1e9;
+		cost->cpu = bn_tv(ru.ru_utime) + bn_tv(ru.ru_stime) + bn_self_cpu() - self;
+	}
 	return st;
 }
 

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FS_MAX_ENDS 32		/* client ends kept open during one input */
 #define FS_WAITS 4		/* reply waits per input (each up to FS_WAIT_MS) */
-#define FS_WAIT_MS 200
+#define FS_WAIT_MS 50
 
 static struct shellesc_session *fs_session;
 static atomic_int fs_action;
