@@ -1,0 +1,192 @@
+#!/bin/sh
+# build-shell.sh [--unpatched] [--check] zsh|bash OUTDIR
+#
+# Build Debian bookworm's zsh or bash with shellesc's EXEC_WRAPPER patch
+# (patches/SHELL-exec-wrapper.patch) and install it under OUTDIR:
+# OUTDIR/bin/zsh (with its modules and functions) or OUTDIR/bin/bash.
+#
+#   --unpatched  build the same source without the patch, into
+#                OUTDIR/unpatched (the control case for the suites)
+#   --check      then run the shell's own test suite with EXEC_WRAPPER
+#                unset, output in OUTDIR/SHELL-suite.log.  zsh's `make
+#                check` judges itself.  bash's `make tests` only prints
+#                what differs from its expected output (some of which
+#                depends on the machine: root, no tty, locales), so the
+#                patched build's output must equal the unpatched build's
+#                (build that first) apart from paths and pids.
+#
+# Needs, once, as root: a deb-src entry (added from the existing bookworm deb
+# entries when apt has none), the build dependencies (an explicit list,
+# much smaller than apt-get build-dep: no TeX, no docs) and Debian's stock
+# zsh (the control case of the probe test).  Idempotent: a finished build
+# of the same patch and options is reused; anything else
+# is rebuilt from a freshly unpacked source (downloads are kept in
+# OUTDIR/src).  Documentation is not built.
+set -eu
+
+unpatched=no check=no
+while [ $# -gt 0 ]; do
+	case $1 in
+	--unpatched) unpatched=yes ;;
+	--check) check=yes ;;
+	-*) echo "build-shell.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+	shift
+done
+if [ $# -ne 2 ] || { [ "$1" != zsh ] && [ "$1" != bash ]; }; then
+	echo "usage: build-shell.sh [--unpatched] [--check] zsh|bash OUTDIR" >&2
+	exit 2
+fi
+sh_name=$1
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$2"
+top=$(cd "$2" && pwd)
+patch_file=$here/$sh_name-exec-wrapper.patch
+# Patched: OUTDIR, built in OUTDIR/src/SHELL; unpatched: OUTDIR/unpatched,
+# built in OUTDIR/src/SHELL-unpatched.  Downloads: OUTDIR/src.
+out=$top tree=$top/src/$sh_name
+[ $unpatched = no ] || out=$top/unpatched tree=$top/src/$sh_name-unpatched
+started=$(date +%s)
+log() { echo "build-shell.sh: $sh_name: $* ($(($(date +%s) - started))s)"; }
+die() { echo "build-shell.sh: $sh_name: $*" >&2; exit 1; }
+
+case $sh_name in
+zsh)	upstream=5.9
+	packages="dpkg-dev build-essential libncurses-dev zsh"
+	# Debian's etcdir, so the startup files are the stock zsh's.
+	conf="--with-tcsetpgrp --enable-etcdir=/etc/zsh --disable-gdbm --disable-pcre --disable-cap"
+	;;
+bash)	upstream=5.2.15
+	packages="dpkg-dev build-essential libncurses-dev"
+	conf="--without-bash-malloc"	# as Debian configures it
+	;;
+esac
+
+# Whatever was built lives in OUTDIR; a stamp names what it was built from
+stamp=$out/.build-$sh_name.stamp
+# (the patch's diff, not its header).
+tag="$conf $(if [ $unpatched = no ]; then sed -n '/^--- /,$p' "$patch_file" | cksum; else echo unpatched; fi)"
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
+
+# A deb-src twin of every active bookworm deb entry, deb822 and one-line.
+add_deb_src() {
+	d=/etc/apt/sources.list.d new=$(mktemp -d)
+	for f in "$d"/*.sources; do
+		[ -f "$f" ] || continue
+		awk 'BEGIN { RS = ""; ORS = "\n\n" }
+		    /(^|\n)Types:[^\n]*deb/ && /bookworm/ && !/deb-src/ &&
+		    !/(^|\n)Enabled:[ \t]*no/ { sub(/Types:[^\n]*/, "Types: deb-src"); print }' "$f"
+	done >"$new/shellesc-deb-src.sources"
+	cat /etc/apt/sources.list "$d"/*.list 2>/dev/null |
+	    sed -n 's/^[ \t]*deb\([ \t][^#]*bookworm.*\)$/deb-src\1/p' >"$new/shellesc-deb-src.list"
+	for f in "$new"/*; do
+		[ ! -s "$f" ] || { mv "$f" "$d/" && log "added $d/${f##*/}"; }
+	done
+	rm -rf "$new"
+	ls "$d"/shellesc-deb-src.* >/dev/null 2>&1 || die "no bookworm deb entry to derive a deb-src entry from"
+}
+
+# Packages and the source entry, as root, only when something is missing.
+prepare_apt() {
+	missing=""
+	for p in $packages; do installed "$p" || missing="$missing $p"; done
+	has_src=yes
+	apt-cache showsrc --only-source "$sh_name" 2>/dev/null | grep -q '^Version:' || has_src=no
+	[ -z "$missing" ] && [ $has_src = yes ] && return 0
+	[ "$(id -u)" = 0 ] || die "needs root once: missing packages:$missing; deb-src entry: $has_src"
+	[ $has_src = yes ] || add_deb_src
+	apt-get update -qq
+	apt-cache showsrc --only-source "$sh_name" 2>/dev/null | grep -q '^Version:' ||
+	    die "apt knows no source package $sh_name even with deb-src entries"
+	if [ -n "$missing" ]; then
+		log "installing$missing"
+		# shellcheck disable=SC2086 # a list of names
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	fi
+}
+
+# The Debian version apt would fetch, e.g. 5.9-4; its upstream part must
+# be the one the patch was written for.
+source_version() {
+	v=$(apt-cache showsrc --only-source "$sh_name" | sed -n 's/^Version: //p' | sort -V | tail -n 1)
+	u=${v#*:}
+	u=${u%-*}
+	[ "$u" = "$upstream" ] || die "the patch is for $sh_name $upstream; apt offers $v"
+	echo "$v"
+}
+
+build() {
+	version=$1 src=$top/src
+	mkdir -p "$src"
+	dsc=$src/${sh_name}_${version#*:}.dsc
+	if [ ! -f "$dsc" ]; then
+		log "fetching the source of $sh_name $version"
+		(cd "$src" && apt-get source -qq --download-only -o APT::Sandbox::User=root "$sh_name=$version" >/dev/null)
+	fi
+	rm -rf "$tree"
+	dpkg-source --no-check -x "$dsc" "$tree" >/dev/null
+	cd "$tree"
+	if [ $unpatched = no ]; then
+		log "applying $(basename "$patch_file")"
+		patch -p1 --quiet --no-backup-if-mismatch <"$patch_file"
+	fi
+	log "configuring"
+	# shellcheck disable=SC2086 # a list of options
+	./configure -q --prefix="$out" $conf >configure.log 2>&1 || { tail -n 30 configure.log; die "configure failed"; }
+	log "building"
+	case $sh_name in
+	zsh)	make -C Src -j"$(nproc)" >make.log 2>&1 || { tail -n 30 make.log; die "make failed"; }
+		make install.bin install.modules install.fns >install.log 2>&1 ||
+		    { tail -n 30 install.log; die "install failed"; }
+		;;
+	bash)	make -j"$(nproc)" bash >make.log 2>&1 || { tail -n 30 make.log; die "make failed"; }
+		install -D -m 755 bash "$out/bin/bash"
+		;;
+	esac
+	echo "$tag" >"$stamp"
+	log "installed $out/bin/$sh_name"
+}
+
+# bash's suite output without what differs between two builds or runs.
+bash_suite_normalized() {
+	sed -e "s|$top/src/bash[-a-z]*|BUILD|g" -e 's/process group ([0-9]*)/process group (PID)/' "$1"
+}
+
+# The shell's own suite, with EXEC_WRAPPER unset, in the build tree.
+run_suite() {
+	cd "$tree"
+	suite_log=$out/$sh_name-suite.log
+	log "running the test suite (output in $suite_log)"
+	case $sh_name in
+	zsh)	rc=0
+		env -u EXEC_WRAPPER make check >"$suite_log" 2>&1 </dev/null || rc=$?
+		grep -E 'successful test scripts|failures|skipped' "$suite_log" | tail -n 3 || true
+		log "suite done"
+		[ $rc = 0 ] || die "zsh's test suite failed (see $suite_log)"
+		;;
+	bash)	env -u EXEC_WRAPPER make tests >"$suite_log" 2>&1 </dev/null || true
+		log "suite done: $(grep -c '^run-' "$suite_log") test scripts"
+		[ $unpatched = no ] || return 0
+		control=$top/unpatched/bash-suite.log
+		[ -f "$control" ] || die "no $control to compare with: run build-shell.sh --unpatched --check bash first"
+		if bash_suite_normalized "$control" >"$suite_log.control" &&
+		    bash_suite_normalized "$suite_log" | diff "$suite_log.control" - >"$suite_log.diff"; then
+			log "the suite's output equals the unpatched build's"
+		else
+			cat "$suite_log.diff"
+			die "the suite's output differs from the unpatched build's (above)"
+		fi
+		;;
+	esac
+}
+
+if [ -x "$out/bin/$sh_name" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$tag" ]; then
+	log "reusing the finished build in $out"
+else
+	prepare_apt
+	version=$(source_version)
+	build "$version"
+fi
+[ $check = no ] || run_suite
