@@ -173,19 +173,34 @@ static char dir[64];		/* the scratch directory; the shells' cwd */
 static char zsh[] = TEST_SHELLS_DIR "/bin/zsh";
 static char bash[] = TEST_SHELLS_DIR "/bin/bash";
 
+/* Skip the test, saying why in the log too (Criterion prints it only when verbose). */
+#define skip_because(...) do {						\
+		fprintf(stderr, "skipped: " __VA_ARGS__);			\
+		fputc('\n', stderr);						\
+		cr_skip_test(__VA_ARGS__);					\
+	} while (0)
+
 /* The patched shell named sh, or the test is skipped, saying why. */
 static const char *
 shell_or_skip(const char *sh)
 {
 	const char *path = strcmp(sh, "zsh") == 0 ? zsh : bash;
 
-	if (access(path, X_OK) != 0) {
-		fprintf(stderr, "skipped: the patched %s is not built (%s is missing); "
-		    "`make shells` builds it\n", sh, path);
-		cr_skip_test("the patched %s is not built (%s is missing); `make shells` builds it",
+	if (access(path, X_OK) != 0)
+		skip_because("the patched %s is not built (%s is missing); `make shells` builds it",
 		    sh, path);
-	}
 	return path;
+}
+
+/* Debian's own build of the shell at sh, or the test is skipped, saying why. */
+static const char *
+stock_or_skip(const char *sh)
+{
+	const char *stock = strcmp(base_of(sh), "zsh") == 0 ? "/usr/bin/zsh" : "/bin/bash";
+
+	if (access(stock, X_OK) != 0)
+		skip_because("no stock %s to compare with (apt-get install zsh)", stock);
+	return stock;
 }
 
 /* The other patched shell (nesting). */
@@ -444,13 +459,9 @@ SHELL_TEST(probe)
 /* The control case: Debian's own shell ignores EXEC_WRAPPER. */
 SHELL_TEST(probe_stock)
 {
-	const char *stock = strcmp(base_of(sh), "zsh") == 0 ? "/usr/bin/zsh" : "/bin/bash";
+	const char *stock = stock_or_skip(sh);
 	struct run r;
 
-	if (access(stock, X_OK) != 0) {
-		fprintf(stderr, "skipped: no stock %s to compare with\n", stock);
-		cr_skip_test("no stock %s to compare with (apt-get install zsh)", stock);
-	}
 	run_with_wrapper(stock, "/bin/false", "/bin/true", &r);
 	cr_assert_eq(r.code, 0, "the stock %s was intercepted", stock);
 	run_free(&r);
@@ -489,16 +500,12 @@ SHELL_TEST(unrunnable_files_not_asked)
 /* With EXEC_WRAPPER unset the patched shell answers like Debian's. */
 SHELL_TEST(unset_matches_stock)
 {
-	const char *stock = strcmp(base_of(sh), "zsh") == 0 ? "/usr/bin/zsh" : "/bin/bash";
+	const char *stock = stock_or_skip(sh);
 	const char *script = "./missing; echo $?; ./plain; echo $?; /tmp; echo $?; "
 	    "nosuchcommand; echo $?; ./noshebang x; echo $?; ./badinterp; echo $?; "
 	    "exec ./noshebang last";
 	struct run a, b;
 
-	if (access(stock, X_OK) != 0) {
-		fprintf(stderr, "skipped: no stock %s to compare with\n", stock);
-		cr_skip_test("no stock %s to compare with (apt-get install zsh)", stock);
-	}
 	put_file("plain", "x\n", 0);
 	put_file("noshebang", "echo \"no #!: $1\"\n", 1);
 	put_file("badinterp", "#!/nonexistent/interpreter\n", 1);
