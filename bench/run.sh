@@ -5,8 +5,9 @@
 # production peer) if missing, and turns intercept mode on through a
 # drop-in in /etc/sudoers.d that it removes afterwards, whatever happens.
 # Without root, the sudo rows are reported as not measured.  ZSH is a zsh
-# built by patches/build-shell.sh; when empty, BUILDDIR/patches/*/bin/zsh
-# is looked for.  The results go to BUILDDIR/bench/results.json.
+# built by patches/build-shell.sh; when empty, the one `make shells` builds
+# (BUILDDIR/shells/bin/zsh) is used if it is there.  The results go to
+# BUILDDIR/bench/results.json.
 set -eu
 builddir=$1
 zsh=${2:-}
@@ -33,10 +34,8 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 fi
 
-if [ -z "$zsh" ]; then
-	for z in "$builddir"/patches/*/bin/zsh; do
-		[ -x "$z" ] && zsh=$z && break
-	done
+if [ -z "$zsh" ] && [ -x "$builddir/shells/bin/zsh" ]; then
+	zsh=$builddir/shells/bin/zsh
 fi
 [ -z "$zsh" ] || echo "bench: patched zsh: $zsh"
 

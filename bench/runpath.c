@@ -233,7 +233,7 @@ bn_runpath(const struct bn_opts *o)
 			rp_measure(zsh, 2);
 			rp_report(zsh, 2, floor_us);
 		} else {
-			bn_skip("runpath", "patched zsh loop: plain", "patched zsh not built (patches/build-shell.sh zsh OUTDIR; make bench ZSH=OUTDIR/bin/zsh)");
+			bn_skip("runpath", "patched zsh loop: plain", "patched zsh not built (make shells, or make bench ZSH=PATH)");
 			bn_skip("runpath", "patched zsh loop: with the wrapper", "patched zsh not built");
 		}
 	}
