@@ -52,6 +52,37 @@ conn_new(struct loop *l, int fd)
 	return c;
 }
 
+/* Keep loop.rx_pending in step with the payload buffer c holds. */
+static void
+conn_rx_account(struct conn *c)
+{
+	size_t now = c->rx.buf ? c->rx.len : 0;
+
+	c->loop->rx_pending = c->loop->rx_pending - c->rx_charged + now;
+	c->rx_charged = now;
+}
+
+static void
+conn_rx_reset(struct conn *c)
+{
+	frame_rx_reset(&c->rx);
+	conn_rx_account(c);
+}
+
+/* The largest frame c may start now (see CONN_RX_BUDGET). */
+static size_t
+conn_rx_room(const struct loop *l)
+{
+	size_t p = l->rx_pending;
+
+	if (p < CONN_RX_BUDGET)
+		return CONN_RX_BUDGET - p < SHELLESC_FRAME_MAX ? CONN_RX_BUDGET - p : SHELLESC_FRAME_MAX;
+	if (p < CONN_RX_BUDGET + CONN_RX_RESERVE)
+		return CONN_RX_BUDGET + CONN_RX_RESERVE - p < CONN_RX_SMALL ?
+		    CONN_RX_BUDGET + CONN_RX_RESERVE - p : CONN_RX_SMALL;
+	return 0;
+}
+
 /* The client is gone or done with: stop watching and close its stream. */
 static void
 conn_hangup(struct conn *c)
@@ -61,7 +92,7 @@ conn_hangup(struct conn *c)
 	epoll_ctl(c->loop->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->fd = -1;
-	frame_rx_reset(&c->rx);
+	conn_rx_reset(c);
 }
 
 /*
@@ -217,7 +248,7 @@ conn_start_escalated(struct conn *c, const struct msg *m)
 	p.env = env;
 	r = conn_spawn(c, m, &p);
 	free(env);
-	frame_rx_reset(&c->rx);		/* our copies of the caller's fds: pipes must see EOF */
+	conn_rx_reset(c);		/* our copies of the caller's fds: pipes must see EOF */
 	if (r != 0)
 		return conn_start_failed(c, -r, req->program), -1;
 	c->state = CONN_RUNNING;
@@ -291,15 +322,22 @@ conn_on_stream(struct conn *c)
 				return;
 			return conn_refuse(c, "message sent before the decision");
 		}
-		if ((r = frame_rx_feed(&c->rx, c->fd)) == SE_ERR_AGAIN)
+		if (c->rx.hdr_got < SHELLESC_FRAME_HDR)	/* a new frame may start */
+			c->rx.limit = conn_rx_room(c->loop);
+		r = frame_rx_feed(&c->rx, c->fd);
+		conn_rx_account(c);
+		if (r == SE_ERR_AGAIN)
 			return;
+		if (r == SE_ERR_TOO_LARGE && c->rx.len <= SHELLESC_FRAME_MAX)
+			return conn_refuse(c, "server busy: %zu bytes of other requests are arriving",
+			    c->loop->rx_pending);
 		if (r == SE_ERR_TOO_LARGE || r == SE_ERR_TOO_MANY_FDS || r == SE_ERR_CTRUNC)
 			return conn_refuse(c, "%s", se_strerror(r));
 		if (r != 0)
 			return conn_client_gone(c, r);
 		if (conn_on_frame(c) != 0 || c->fd < 0)
 			return;
-		frame_rx_reset(&c->rx);
+		conn_rx_reset(c);
 		c->rx.maxfds = c->state == CONN_READ_HANDOVER ? SHELLESC_MAX_FDS : 0;
 	}
 }

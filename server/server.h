@@ -109,6 +109,18 @@ enum conn_state {
 
 struct loop;
 
+/*
+ * Frames being received are bounded in all, not only one by one: any
+ * process of the session could otherwise open stream after stream, each
+ * with a partly sent 8 MiB frame, until the embedding process runs out of
+ * memory.  Past CONN_RX_BUDGET of pending payload only frames up to
+ * CONN_RX_SMALL are taken, from a reserve of CONN_RX_RESERVE, so everyday
+ * requests still pass; anything else is refused as busy.
+ */
+#define CONN_RX_BUDGET	(8 * (size_t)SHELLESC_FRAME_MAX)	/* 64 MiB */
+#define CONN_RX_RESERVE	(16u << 20)
+#define CONN_RX_SMALL	(64u << 10)
+
 struct conn {
 	struct loop *loop;
 	int fd;				/* -1 once the client is gone */
@@ -122,6 +134,7 @@ struct conn {
 	bool dead;			/* freed; memory kept until the batch ends */
 	int64_t deadline;		/* ms, CLOCK_MONOTONIC; 0: none */
 	int64_t started;
+	size_t rx_charged;		/* this conn's part of loop.rx_pending */
 	struct watch wfd, wpid;
 	struct conn *prev, *next;
 };
@@ -135,6 +148,7 @@ struct loop {
 	struct conn *conns;
 	struct conn *dead;		/* conn_free'd during this batch */
 	bool stopping;			/* loop_stop: conn_free frees everything */
+	size_t rx_pending;		/* payload bytes of frames being received, all conns */
 	uint64_t next_id;
 	struct watch wsock, whub;
 };

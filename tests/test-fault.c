@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,69 @@ Test(fault, bad_clients_do_not_hold_up_good_ones, .timeout = TS_TIMEOUT)
 	ts_raw_refused(huge, "larger than");
 	ts_raw_refused(half, "timed out waiting for the request");
 	cr_assert_eq(ts_fds_settle(base, 5000), base, "fds left behind");
+	shellesc_session_end(s);
+}
+
+/* --- memory: frames being received are bounded in all --------------------- */
+
+/* Send all of p (MSG_NOSIGNAL); false once the server closed the stream. */
+static bool
+fault_send(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t k = send(fd, c, n, MSG_NOSIGNAL);
+
+		if (k <= 0)
+			return false;
+		c += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+/*
+ * Regression (found by this suite): 16 streams each announce an 8 MiB
+ * frame.  The server used to allocate and fill them all -- 64 half-sent
+ * frames took 512 MiB, without bound.  Now past 64 MiB pending it refuses
+ * more as busy, everyday requests still pass, and its RSS stays bounded.
+ */
+Test(fault, pending_frames_are_bounded, .timeout = 60)
+{
+	static char chunk[1 << 20];
+	struct tl_pol pol = { 0 };
+	struct shellesc_session *s = tl_start(&pol, SHELLESC_INTERCEPT_WRAPPER, 20000);
+	int fd = shellesc_session_client_fd(s), streams[16], busy = 0, taken = 0;
+	uint8_t hdr[SHELLESC_FRAME_HDR];
+	long rss = tl_rss_kib(0);
+	struct pollfd pfd;
+
+	frame_put_len(hdr, SHELLESC_FRAME_MAX);
+	for (int i = 0; i < 16; i++) {
+		cr_assert_geq(streams[i] = handshake_connect(fd), 0);
+		cr_assert(fault_send(streams[i], hdr, sizeof(hdr)));
+		pfd = (struct pollfd){ .fd = streams[i], .events = POLLIN };
+		if (poll(&pfd, 1, 200) == 1) {		/* refused at once */
+			ts_raw_refused(streams[i], "server busy");
+			streams[i] = -1;
+			busy++;
+			continue;
+		}
+		for (int k = 0; k < 8; k++)	/* all but the last byte */
+			cr_assert(fault_send(streams[i], chunk, sizeof(chunk) - (k == 7)));
+		taken++;
+	}
+	cr_log_info("8 MiB frames: %d taken, %d refused as busy", taken, busy);
+	cr_assert_eq(taken, 8, "%d 8 MiB frames pending at once", taken);
+	ts_good_request(s);			/* small requests still pass */
+	rss = tl_rss_kib(0) - rss;
+	cr_log_info("RSS grew by %ld KiB", rss);
+	if (!tl_sanitized())
+		cr_assert_leq(rss, 80 * 1024, "RSS grew by %ld KiB", rss);
+	for (int i = 0; i < 16; i++)
+		if (streams[i] >= 0)
+			close(streams[i]);
 	shellesc_session_end(s);
 }
 
