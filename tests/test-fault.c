@@ -190,7 +190,7 @@ fault_cpu_s(void)
 Test(fault, bad_clients_do_not_hold_up_good_ones, .timeout = TS_TIMEOUT)
 {
 	struct tl_pol pol = { 0 };
-	struct shellesc_session *s = tl_start(&pol, SHELLESC_INTERCEPT_WRAPPER, 1500);
+	struct shellesc_session *s = tl_start(&pol, SHELLESC_INTERCEPT_WRAPPER, 4000);
 	int fd = shellesc_session_client_fd(s), base = th_count_fds(), worst;
 	struct drip drip;
 	pthread_t t;
@@ -204,9 +204,10 @@ Test(fault, bad_clients_do_not_hold_up_good_ones, .timeout = TS_TIMEOUT)
 	drip.stream = handshake_connect(fd);
 	cr_assert_eq(pthread_create(&t, NULL, fault_drip_main, &drip), 0);
 
+	/* a server that waited on a bad client would hold them up to its 4 s timeout */
 	worst = tl_good_requests_ms(s, 300);
 	cr_log_info("slowest of 300 good requests next to bad clients: %d ms", worst);
-	cr_assert_lt(worst, 1000, "a good request waited %d ms", worst);
+	cr_assert_lt(worst, 2000, "a good request waited %d ms", worst);
 
 	/* with a half frame pending, the server sleeps: no busy loop */
 	cpu = fault_cpu_s();
@@ -349,7 +350,7 @@ Test(fault, ten_thousand_idle_handshakes, .timeout = 120)
 	cr_log_info("%d handshakes sent in %lld ms", n, (long long)(ts_now_ms() - t0));
 	worst = tl_good_requests_ms(s, 100);
 	cr_log_info("slowest of 100 good requests next to %d idle streams: %d ms", n, worst);
-	cr_assert_lt(worst, 1000, "a good request waited %d ms", worst);
+	cr_assert_lt(worst, 2000, "a good request waited %d ms", worst);
 	cr_assert_eq(waitpid(kid, &st, 0), kid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	    "%d idle streams were not refused with the timeout", WEXITSTATUS(st));
