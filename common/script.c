@@ -1,9 +1,28 @@
 /* script.c: argv for running a shebang-less script with /bin/sh. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "script.h"
+
+bool
+script_is_binary(const char *path)
+{
+	char buf[80];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	for (ssize_t i = 0; i < n && buf[i] != '\n'; i++)
+		if (buf[i] == '\0')
+			return true;
+	return false;
+}
 
 static size_t
 script_argc(char *const *argv)

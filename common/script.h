@@ -7,9 +7,17 @@
 #ifndef SHELLESC_SCRIPT_H
 #define SHELLESC_SCRIPT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define SCRIPT_SHELL "/bin/sh"
+
+/*
+ * Is path a binary file, which no shell would run as a script?  As bash
+ * and zsh decide it: a NUL byte before the first newline of its first 80
+ * bytes.  An unreadable file counts as not binary.
+ */
+bool script_is_binary(const char *path);
 
 /* How many slots script_argv() fills for argv (argv may be NULL). */
 size_t script_slots(char *const *argv);

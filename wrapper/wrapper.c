@@ -56,7 +56,11 @@ wrapper_run(const char *file, char **argv)
 	int e;
 
 	wrapper_execve(file, argv);
-	if ((e = errno) == ENOEXEC) {
+	if ((e = errno) == ENOEXEC && script_is_binary(file)) {
+		client_say(file, "cannot execute binary file");
+		return EXIT_CANNOT_RUN;
+	}
+	if (e == ENOEXEC) {
 		char *sh[script_slots(argv)];
 
 		script_argv(sh, file, argv);
