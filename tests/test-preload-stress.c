@@ -13,30 +13,41 @@
 #include "preload-helpers.h"
 
 /*
- * 2 000 was the goal; on a 2-core machine the churning threads make every
- * fork slow (~40 ms, with or without the preload), so 400 execs (200 each
- * way), about 10 s, keep the suite bearable.
+ * The issue asks for 2 000 execs; on a 2-core machine the churning threads
+ * make every fork slow (~40 ms, with or without the preload), so make check
+ * runs 400 (200 each way, about 10 s) and .ci/run runs the full 2 000 with
+ * SHELLESC_STRESS_EXECS=2000.
  */
 #define STRESS_EXECS 400
-#define STRESS_STR "400"
-#define STRESS_TIMEOUT 60
+#define STRESS_TIMEOUT 600
+
+static int
+stress_execs(void)
+{
+	const char *v = getenv("SHELLESC_STRESS_EXECS");
+	int n = v ? atoi(v) : STRESS_EXECS;
+
+	return n >= 2 && n <= 100000 ? n & ~1 : STRESS_EXECS;	/* even: half each way */
+}
 
 static struct tpol tp;
 static struct shellesc_session *s;
 
 Test(preload_stress, vfork_and_fork_while_threads_malloc, .timeout = STRESS_TIMEOUT)
 {
-	char **env, *out, *err;
+	char **env, *out, *err, count[16], done[32];
+	int n = stress_execs(), st;
 	struct ts_proc p;
-	int st;
 
+	snprintf(count, sizeof(count), "%d", n);
+	snprintf(done, sizeof(done), "done %d\n", n);
 	s = pt_start(&tp, SHELLESC_RUN, 0);
 	env = pt_env(s, true, "run");
-	ts_proc_start(&p, NULL, env, TEST_VFORK_STRESS, TS_V(TEST_VFORK_STRESS, STRESS_STR, "/bin/true"));
+	ts_proc_start(&p, NULL, env, TEST_VFORK_STRESS, TS_V(TEST_VFORK_STRESS, count, "/bin/true"));
 	st = ts_proc_wait_ms(&p, (STRESS_TIMEOUT - 5) * 1000, &out, NULL, &err);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x; stderr: %s", st, err);
-	cr_assert_str_eq(out, "done " STRESS_STR "\n");
-	cr_assert_eq(tp.seen, STRESS_EXECS, "%d decisions", tp.seen);
+	cr_assert_str_eq(out, done);
+	cr_assert_eq(tp.seen, n, "%d decisions", tp.seen);
 	free(out);
 	free(err);
 	shellesc_env_free(env);
