@@ -33,25 +33,33 @@ client_check_socket(int fd)
 }
 
 int
+client_fd_value(const char *v)
+{
+	long n = 0;
+
+	if (*v == '\0' || strlen(v) > 9)
+		return -1;
+	for (; *v; v++) {
+		if (*v < '0' || *v > '9')
+			return -1;
+		n = n * 10 + (*v - '0');
+	}
+	return (int)n;
+}
+
+int
 client_session_fd(char *const *envp, int *fd)
 {
 	static const char key[] = SHELLESC_ENV_SOCKET "=";
 	const char *v = NULL;
-	long n = 0;
 
 	for (; envp && *envp && v == NULL; envp++)	/* the first, as getenv */
 		if (strncmp(*envp, key, sizeof(key) - 1) == 0)
 			v = *envp + sizeof(key) - 1;
 	if (v == NULL)
 		return SE_ERR_NO_SESSION;
-	if (*v == '\0' || strlen(v) > 9)
+	if ((*fd = client_fd_value(v)) < 0)
 		return SE_ERR_RANGE;
-	for (; *v; v++) {
-		if (*v < '0' || *v > '9')
-			return SE_ERR_RANGE;
-		n = n * 10 + (*v - '0');
-	}
-	*fd = (int)n;
 	return client_check_socket(*fd);
 }
 
@@ -87,6 +95,43 @@ client_recv_msg(int stream, uint8_t *buf, size_t size, struct msg *m)
 	return msg_decode(rx.buf, rx.len, m);
 }
 
+/* The request stream's far end, on its way to the server. */
+struct client_hello {
+	int session_fd;
+	int end;		/* closed once sent */
+};
+
+static int
+client_send_hello(void *arg)
+{
+	struct client_hello *h = arg;
+	int r = handshake_send(h->session_fd, h->end);
+
+	fdpass_close_all(&h->end, 1);
+	h->end = -1;
+	return r;
+}
+
+/*
+ * The request goes into the stream before the stream goes to the server
+ * (msg_send_exec_then), so the server reads it whole at once instead of
+ * waking up for the hello and again for each piece of the request.
+ */
+static int
+client_send_exec(int session_fd, const struct msg_exec_out *e, int *stream)
+{
+	int sv[2], r;
+	struct client_hello h = { .session_fd = session_fd };
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return SE_ERR_SYSTEM;
+	*stream = sv[0];
+	h.end = sv[1];
+	r = msg_send_exec_then(sv[0], e, client_send_hello, &h);
+	fdpass_close_all(&h.end, 1);	/* still ours if the hello was never sent */
+	return r;
+}
+
 int
 client_ask(int session_fd, struct msg_exec_out *e, struct client_req *req)
 {
@@ -100,13 +145,12 @@ client_ask(int session_fd, struct msg_exec_out *e, struct client_req *req)
 	req->refused = false;
 	if (e->cwd == NULL && getcwd(cwd, sizeof(cwd)) == NULL)
 		return SE_ERR_SYSTEM;
+	if (e->cwd == NULL)
+		e->cwd = cwd;
 	e->env_keep = client_env_keep;
-	if ((r = handshake_connect(session_fd)) < 0)
-		return r;
-	req->stream = r;
-	r = msg_send_exec(req->stream, &(struct msg_exec_out){ .file = e->file,
-	    .cwd = e->cwd ? e->cwd : cwd, .argv = e->argv, .env = e->env,
-	    .env_keep = e->env_keep, .pid = e->pid, .flags = e->flags });
+	r = client_send_exec(session_fd, e, &req->stream);
+	if (e->cwd == cwd)
+		e->cwd = NULL;
 	if (r == 0 && (r = client_recv_msg(req->stream, buf, sizeof(buf), &m)) == 0)
 		r = client_take_reply(&m, req);
 	if (r != 0 || req->action != SHELLESC_ACT_ESCALATE) {

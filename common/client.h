@@ -27,6 +27,9 @@
  */
 int client_session_fd(char *const *envp, int *fd);
 
+/* An fd number as the environment gives it: 1-9 decimal digits, else -1. */
+int client_fd_value(const char *v);
+
 /* Check that fd is an open AF_UNIX SOCK_DGRAM socket. */
 int client_check_socket(int fd);
 

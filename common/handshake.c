@@ -11,17 +11,24 @@
 #include "proto.h"
 
 int
-handshake_connect(int session_fd)
+handshake_send(int session_fd, int stream_end)
 {
 	char hello[SHELLESC_HELLO_LEN] = {
 		SHELLESC_HELLO_MAGIC0, SHELLESC_HELLO_MAGIC1, SHELLESC_PROTO_VERSION
 	};
 	struct iovec iov = { .iov_base = hello, .iov_len = sizeof(hello) };
+
+	return fdpass_send_all(session_fd, &iov, 1, &stream_end, 1);
+}
+
+int
+handshake_connect(int session_fd)
+{
 	int sv[2], r;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return SE_ERR_SYSTEM;
-	r = fdpass_send_all(session_fd, &iov, 1, &sv[1], 1);
+	r = handshake_send(session_fd, sv[1]);
 	fdpass_close_all(&sv[1], 1);
 	if (r != 0) {
 		fdpass_close_all(&sv[0], 1);

@@ -13,6 +13,13 @@
 int handshake_connect(int session_fd);
 
 /*
+ * Client: send the hello carrying stream_end, the server's end of a request
+ * stream the caller made (and may already have written the request into,
+ * so the server finds it whole).  stream_end is left open.
+ */
+int handshake_send(int session_fd, int stream_end);
+
+/*
  * Server: take one hello from the (non-blocking) session socket.  Returns 0
  * with *stream set; SE_ERR_AGAIN when none is queued; SE_ERR_VERSION with
  * *stream set (so the server can say why before closing) and *version the

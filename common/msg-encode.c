@@ -73,7 +73,7 @@ msg_pack_exec(void *buf, size_t cap, size_t *len, const struct msg_exec_out *e)
 
 /* Count first, so the length prefix can go first; then stream the body. */
 int
-msg_send_exec(int sock, const struct msg_exec_out *e)
+msg_send_exec_then(int sock, const struct msg_exec_out *e, int (*then)(void *), void *arg)
 {
 	char buf[MSG_STREAM_BUF];
 	uint8_t hdr[SHELLESC_FRAME_HDR];
@@ -85,9 +85,17 @@ msg_send_exec(int sock, const struct msg_exec_out *e)
 		return SE_ERR_TOO_LARGE;
 	frame_put_len(hdr, (uint32_t)s.total);
 	sink_init_stream(&s, sock, buf, sizeof(buf));
+	s.before_wait = then;
+	s.before_wait_arg = arg;
 	sink_put(&s, hdr, sizeof(hdr));
 	msg_exec_body(&s, e);
-	return sink_flush(&s);
+	return sink_finish(&s);
+}
+
+int
+msg_send_exec(int sock, const struct msg_exec_out *e)
+{
+	return msg_send_exec_then(sock, e, NULL, NULL);
 }
 
 /* Small messages: pack into a stack buffer, send as one frame. */

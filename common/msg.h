@@ -71,6 +71,14 @@ struct msg_exec_out {
 
 /* Send an exec request as one frame, streamed through a stack buffer. */
 int msg_send_exec(int sock, const struct msg_exec_out *e);
+/*
+ * The same, calling then(arg) exactly once: before the first send that
+ * would have to wait, or after the whole frame is queued.  The client
+ * passes the stream to the server there, so a request that fits in the
+ * socket buffer is complete before the server ever sees the stream.
+ * then() is not called when the request is too large to send at all.
+ */
+int msg_send_exec_then(int sock, const struct msg_exec_out *e, int (*then)(void *), void *arg);
 /* Encode an exec request into buf (at most cap bytes); *len is its size. */
 int msg_pack_exec(void *buf, size_t cap, size_t *len, const struct msg_exec_out *e);
 

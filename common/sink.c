@@ -1,7 +1,9 @@
 /* sink.c: write callbacks for msgpack-c's packer. */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "err.h"
 #include "fdpass.h"
@@ -37,15 +39,56 @@ sink_init_stream(struct sink *s, int fd, void *buf, size_t cap)
 	sink_init(s, fd, buf, cap);
 }
 
+static int
+sink_before_wait(struct sink *s)
+{
+	int (*fn)(void *) = s->before_wait;
+
+	s->before_wait = NULL;
+	if (fn != NULL && s->err == 0)
+		s->err = fn(s->before_wait_arg);
+	return s->err;
+}
+
+/* Send without waiting while before_wait is pending; returns bytes sent. */
+static size_t
+sink_try_send(struct sink *s)
+{
+	ssize_t n;
+
+	if (s->before_wait == NULL)
+		return 0;
+	do
+		n = send(s->fd, s->buf, s->len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+		s->err = SE_ERR_SYSTEM;
+	if (n < 0 || (size_t)n < s->len)
+		sink_before_wait(s);
+	return n > 0 ? (size_t)n : 0;
+}
+
 int
 sink_flush(struct sink *s)
 {
-	struct iovec iov = { .iov_base = s->buf, .iov_len = s->len };
+	struct iovec iov;
+	size_t off;
 
-	if (s->err == 0 && s->fd >= 0 && s->len > 0)
-		s->err = fdpass_send_all(s->fd, &iov, 1, NULL, 0);
+	if (s->err == 0 && s->fd >= 0 && s->len > 0) {
+		off = sink_try_send(s);
+		iov = (struct iovec){ .iov_base = s->buf + off, .iov_len = s->len - off };
+		if (s->err == 0 && off < s->len)
+			s->err = fdpass_send_all(s->fd, &iov, 1, NULL, 0);
+	}
 	s->len = 0;
 	return s->err;
+}
+
+int
+sink_finish(struct sink *s)
+{
+	sink_flush(s);
+	return sink_before_wait(s);
 }
 
 void

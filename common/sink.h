@@ -20,6 +20,13 @@ struct sink {
 	size_t total;		/* bytes written so far, flushed or not */
 	int fd;			/* stream target, or -1 */
 	int err;		/* first SE_ERR_* met; later writes are dropped */
+	/*
+	 * Stream sink: called once, before the first send that would wait
+	 * (or by sink_finish), e.g. to hand the stream's other end to its
+	 * reader; an error it returns becomes s->err.
+	 */
+	int (*before_wait)(void *arg);
+	void *before_wait_arg;
 	msgpack_packer pk;
 };
 
@@ -29,6 +36,9 @@ void sink_init_stream(struct sink *s, int fd, void *buf, size_t cap);
 
 /* Stream sink: send what is buffered.  Returns s->err. */
 int sink_flush(struct sink *s);
+
+/* Stream sink: flush, then run before_wait if it has not run yet. */
+int sink_finish(struct sink *s);
 
 /* Raw bytes, e.g. a frame header. */
 void sink_put(struct sink *s, const void *p, size_t n);

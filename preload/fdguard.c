@@ -29,7 +29,7 @@ static struct {
 int
 pl_sock(void)
 {
-	if (pl_moved.pid == getpid())
+	if (pl_moved.pid != -1 && pl_moved.pid == getpid())	/* rare: spare the getpid */
 		return pl_moved.fd;
 	return pl.sock;
 }
@@ -37,7 +37,7 @@ pl_sock(void)
 static bool
 pl_guarded(int fd)
 {
-	return pl.active && !pl.broken && fd >= 0 && fd == pl_sock();
+	return pl.active && !pl.broken && fd >= 0 && fd == pl_sock() && pl_sock_ok(false);
 }
 
 /* The program wants the socket's number: move the socket out of the way. */

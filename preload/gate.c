@@ -53,7 +53,7 @@ pl_decide(const char *path, char *const argv[], char *const envp[], int *stream)
 	if (!pl.active || (pl.wrapper[0] && strcmp(path, pl.wrapper) == 0) ||
 	    strcmp(path, pl.proxy) == 0)
 		return PL_PASS;		/* the wrapper's own exec is not a decision */
-	if (pl.broken || client_check_socket(pl_sock()) != 0)
+	if (!pl_sock_ok(true))	/* its number may have been reused by now */
 		return pl_fail(path, "the session socket is gone or not a socket");
 	e.pid = getpid();
 	e.flags = pl_target_flags(path);
@@ -107,14 +107,15 @@ pl_put(char **p, const char *s)
 static char *
 pl_put_preload(char **p, const char *list)
 {
+	const char *self = pl_self();
 	char *start = *p;
 
 	pl_put(p, PL_PRELOAD_VAR);
-	pl_put(p, pl.self);
+	pl_put(p, self);
 	while (*list) {
 		size_t n = strcspn(list, ": ");
 
-		if (n > 0 && !(n == strlen(pl.self) && strncmp(list, pl.self, n) == 0)) {
+		if (n > 0 && !(n == strlen(self) && strncmp(list, self, n) == 0)) {
 			*(*p)++ = ':';
 			memcpy(*p, list, n);
 			*p += n;
@@ -164,7 +165,7 @@ pl_env_plan(struct pl_envplan *pp, char *const envp[], int proxy_fd)
 
 		if (pl_has_prefix(e, PL_PRELOAD_VAR)) {
 			pp->preload_list = e + sizeof(PL_PRELOAD_VAR) - 1;
-			pp->ok += pl_has_prefix(pp->preload_list, pl.self);
+			pp->ok += pl_has_prefix(pp->preload_list, pl_self());
 		} else
 			pp->ok += strcmp(e, pp->sock) == 0 || pl_env_kept(e, true);
 	}
@@ -204,7 +205,7 @@ pl_env(char *const envp[], int proxy_fd)
 	if (pp.ok == 2 + pl.nkeep && proxy_fd < 0)	/* duplicates aside */
 		return (char **)envp;
 	size = sizeof(size_t) + (pp.n + 6) * sizeof(char *) + sizeof(pp.sock) +
-	    sizeof(pp.proxy) + sizeof(PL_PRELOAD_VAR) + sizeof(pl.self) +
+	    sizeof(pp.proxy) + sizeof(PL_PRELOAD_VAR) + strlen(pl_self()) + 1 +
 	    strlen(pp.preload_list) + 1;
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
@@ -218,7 +219,7 @@ pl_env(char *const envp[], int proxy_fd)
 	out[k++] = pl_put_str(&p, pp.sock, "");
 	out[k++] = pl_put_preload(&p, pp.preload_list);
 	for (int i = 0; i < pl.nkeep; i++)
-		out[k++] = pl.keep[i];	/* static: valid until the exec */
+		out[k++] = (char *)pl.keep[i];	/* static: valid until the exec */
 	if (proxy_fd >= 0)
 		out[k++] = pl_put_str(&p, pp.proxy, "");
 	out[k] = NULL;

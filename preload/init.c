@@ -5,6 +5,11 @@
  * loses LD_PRELOAD or the socket variable gets them put back (gate.c).  The
  * constructor scans environ by hand (getenv is not safe this early on every
  * libc) and leaves errno exactly as it found it.
+ *
+ * It is loaded into every process of a session, and most of them never
+ * exec anything, so the constructor makes no system call and no symbol
+ * lookup: the real functions, the socket check and our own path are all
+ * found on first use.
  */
 #include "config.h"
 
@@ -22,7 +27,7 @@
 extern char **environ;
 
 struct pl_real pl_real;
-struct pl_state pl = { .sock = -1 };
+struct pl_state pl;		/* .bss: sock is only read once active is set */
 
 /* Each slot of pl_real and the symbol that fills it. */
 #define SYM(f) { #f, (void **)&pl_real.f }
@@ -37,15 +42,23 @@ static const struct { const char *name; void **slot; } pl_syms[] = {
 };
 #undef SYM
 
+static int pl_resolved;		/* set (release) once every slot is filled */
+
+/*
+ * Threads racing here all store the same values; the flag is published
+ * last, so whoever sees it set sees every slot.  A vfork child that gets
+ * here fills the slots for its parent too (shared memory, same values).
+ */
 void
 pl_resolve(void)
 {
 	int saved = errno;
 
-	if (pl_real.execve != NULL)
+	if (__atomic_load_n(&pl_resolved, __ATOMIC_ACQUIRE))
 		return;
 	for (size_t i = 0; i < sizeof(pl_syms) / sizeof(pl_syms[0]); i++)
 		*pl_syms[i].slot = dlsym(RTLD_NEXT, pl_syms[i].name);
+	__atomic_store_n(&pl_resolved, 1, __ATOMIC_RELEASE);
 	errno = saved;
 }
 
@@ -61,30 +74,36 @@ pl_environ_get(const char *name)
 	return NULL;
 }
 
-static void
-pl_copy(char *dst, size_t size, const char *src)
+/* Copy "a" "b" into pl.strs; "" when it does not fit (too long to be real). */
+static const char *
+pl_save(const char *a, const char *b)
 {
-	size_t n = src ? strlen(src) : 0;
+	size_t na = strlen(a), nb = b ? strlen(b) : 0;
+	char *p = pl.strs + pl.used;
 
-	if (n >= size)
-		n = 0;		/* too long to be a real path: leave it empty */
-	memcpy(dst, src ? src : "", n);
-	dst[n] = '\0';
+	if (na + nb + 1 > sizeof(pl.strs) - pl.used)
+		return "";
+	memcpy(p, a, na);
+	memcpy(p + na, b ? b : "", nb);
+	p[na + nb] = '\0';
+	pl.used += na + nb + 1;
+	return p;
 }
 
 /* Remember NAME=value to put back into children's environments. */
 static void
 pl_keep(const char *name, const char *value)
 {
-	char *e = pl.keep[pl.nkeep];
+	char eq[PATH_MAX + 32];
 	size_t n = strlen(name);
 
-	if (value == NULL || n + 1 + strlen(value) >= sizeof(pl.keep[0]))
+	if (value == NULL || n + 1 >= sizeof(eq))
 		return;
-	memcpy(e, name, n);
-	e[n] = '=';
-	memcpy(e + n + 1, value, strlen(value) + 1);
-	pl.nkeep++;
+	memcpy(eq, name, n);
+	eq[n] = '=';
+	eq[n + 1] = '\0';
+	if (*(pl.keep[pl.nkeep] = pl_save(eq, value)) != '\0')
+		pl.nkeep++;
 }
 
 static void
@@ -93,38 +112,54 @@ pl_after_fork(void)
 	pl.owner = getpid();	/* fork copies the fds: the socket is ours now */
 }
 
-/* Find out where this library is, to put it back into LD_PRELOAD. */
-static void
-pl_find_self(void)
+const char *
+pl_self(void)
 {
+	static const char *self;
+	static char path[PATH_MAX];
 	Dl_info info;
+	int saved = errno;
 
-	if (dladdr((void *)pl_find_self, &info) != 0 && info.dli_fname)
-		pl_copy(pl.self, sizeof(pl.self), info.dli_fname);
+	if (self != NULL)
+		return self;
+	if (dladdr((void *)pl_self, &info) != 0 && info.dli_fname &&
+	    strlen(info.dli_fname) < sizeof(path))
+		memcpy(path, info.dli_fname, strlen(info.dli_fname) + 1);
+	errno = saved;
+	return self = path;
+}
+
+bool
+pl_sock_ok(bool recheck)
+{
+	if (!pl.active || pl.broken)
+		return false;
+	if (!pl.checked || recheck)
+		pl.checked = client_check_socket(pl_sock()) == 0;
+	return pl.checked;
 }
 
 __attribute__((constructor)) static void
 pl_init(void)
 {
-	int saved = errno, fd, r;
-	const char *proxy;
+	int saved = errno;
+	const char *v = pl_environ_get(SHELLESC_ENV_SOCKET), *proxy;
 
-	pl_resolve();
-	if ((r = client_session_fd(environ, &fd)) == SE_ERR_NO_SESSION)
+	if (v == NULL)
 		goto out;
 	pl.active = true;
-	pl.broken = r != 0;
-	pl.sock = r == 0 ? fd : -1;
+	pl.sock = client_fd_value(v);
+	pl.broken = pl.sock < 0;
 	pl.owner = getpid();
-	pl_find_self();
-	pl_copy(pl.preload, sizeof(pl.preload), pl_environ_get("LD_PRELOAD"));
-	pl_copy(pl.wrapper, sizeof(pl.wrapper), pl_environ_get(SHELLESC_ENV_WRAPPER));
+	pl.preload = pl_save(pl_environ_get("LD_PRELOAD") ? pl_environ_get("LD_PRELOAD") : "", NULL);
+	pl.wrapper = pl_save(pl_environ_get(SHELLESC_ENV_WRAPPER) ? pl_environ_get(SHELLESC_ENV_WRAPPER) : "", NULL);
 	proxy = pl_environ_get(SHELLESC_ENV_PROXY_PATH);
-	pl_copy(pl.proxy, sizeof(pl.proxy), proxy ? proxy : pl.wrapper[0] ?
-	    pl.wrapper : SHELLESC_WRAPPER_PATH);
+	pl.proxy = pl_save(proxy ? proxy : pl.wrapper[0] ? pl.wrapper : SHELLESC_WRAPPER_PATH, NULL);
 	pl_keep(SHELLESC_ENV_WRAPPER, pl.wrapper[0] ? pl.wrapper : NULL);
 	pl_keep(SHELLESC_ENV_PROXY_PATH, proxy ? pl.proxy : NULL);
 	pthread_atfork(NULL, NULL, pl_after_fork);
 out:
+	if (pl.preload == NULL)
+		pl.preload = pl.wrapper = pl.proxy = "";
 	errno = saved;
 }

@@ -19,7 +19,11 @@
 
 #define PL_EXPORT __attribute__((visibility("default")))
 
-/* The real functions, found with dlsym(RTLD_NEXT) at load. */
+/*
+ * The real functions, found with dlsym(RTLD_NEXT) on the first call of any
+ * interposed function (pl_resolve), not at load: most programs started in
+ * a session never call one, and should not pay for the lookups.
+ */
 struct pl_real {
 	int (*execve)(const char *, char *const[], char *const[]);
 	int (*execvpe)(const char *, char *const[], char *const[]);
@@ -44,23 +48,41 @@ struct pl_real {
 };
 extern struct pl_real pl_real;
 
-/* What the library captured when it was loaded (init.c). */
+/* Room for the strings captured at load (PL_STRS_MAX bytes in all). */
+#define PL_STRS_MAX (PATH_MAX * 6)
+
+/*
+ * What the library captured when it was loaded (init.c).  Zero-initialised
+ * (.bss) and its strings packed together, so loading the library into a
+ * process touches as few pages as possible.  The strings are never NULL.
+ */
 struct pl_state {
 	bool active;		/* a session was present at load */
-	bool broken;		/* ...but its socket was unusable: fail closed */
+	bool broken;		/* ...but its socket is unusable: fail closed */
+	bool checked;		/* the socket was found to be a session socket */
 	int sock;		/* the session socket */
 	pid_t owner;		/* the process sock belongs to (see fdguard.c) */
-	char self[PATH_MAX];	/* this library's path */
-	char preload[PATH_MAX * 2];	/* LD_PRELOAD at load */
-	char wrapper[PATH_MAX];	/* EXEC_WRAPPER at load, or "" */
-	char proxy[PATH_MAX];	/* the wrapper to exec as an escalation proxy */
+	const char *preload;	/* LD_PRELOAD at load */
+	const char *wrapper;	/* EXEC_WRAPPER at load, or "" */
+	const char *proxy;	/* the wrapper to exec as an escalation proxy */
 	/* "NAME=value" entries put back into every child's environment. */
-	char keep[2][PATH_MAX + 32];
+	const char *keep[2];
 	int nkeep;
+	size_t used;		/* bytes of strs in use */
+	char strs[PL_STRS_MAX];
 };
 extern struct pl_state pl;
 
-void pl_resolve(void);	/* fill pl_real (also lazily, before our constructor) */
+void pl_resolve(void);	/* fill pl_real, once */
+
+/* This library's path, found on first use (for LD_PRELOAD in children). */
+const char *pl_self(void);
+
+/*
+ * Is the session socket usable?  Checked on first use and when asked to
+ * recheck (before each exec: the number may have been reused).
+ */
+bool pl_sock_ok(bool recheck);
 
 /* The session socket as this process sees it now (fdguard.c). */
 int pl_sock(void);

@@ -37,7 +37,7 @@ pl_spawn_proxy(pid_t *pid, const char *path, const posix_spawn_file_actions_t *f
 		n++;
 	char *v[n + 3];
 
-	v[0] = pl.proxy;
+	v[0] = (char *)pl.proxy;
 	v[1] = (char *)path;
 	memcpy(v + 2, argv, sizeof(char *) * n);
 	v[n + 2] = NULL;

@@ -27,6 +27,7 @@ pl_elf_has_interp(int fd, const unsigned char *h, size_t n)
 	bool is64 = h[EI_CLASS] == ELFCLASS64;
 	size_t esz = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 	unsigned char ph[PL_PHDR_MAX * sizeof(Elf64_Phdr)];
+	const unsigned char *p = ph;
 	uint64_t off;
 	unsigned num;
 
@@ -38,11 +39,14 @@ pl_elf_has_interp(int fd, const unsigned char *h, size_t n)
 	    ((const Elf32_Ehdr *)(const void *)h)->e_phnum;
 	if (num > PL_PHDR_MAX)
 		num = PL_PHDR_MAX;
-	if (pread(fd, ph, esz * num, (off_t)off) != (ssize_t)(esz * num))
+	if (off <= n && esz * num <= n - off)
+		p = h + off;	/* usual: right after the ELF header, already read */
+	else if (pread(fd, ph, esz * num, (off_t)off) != (ssize_t)(esz * num))
 		return -1;
 	for (unsigned i = 0; i < num; i++) {
-		uint32_t type = *(const uint32_t *)(const void *)(ph + i * esz);
+		uint32_t type;
 
+		memcpy(&type, p + i * esz, sizeof(type));
 		if (type == PT_INTERP)
 			return 1;
 	}
@@ -69,7 +73,7 @@ pl_script_flags(const unsigned char *h, size_t n, int depth)
 static unsigned
 pl_flags_of(const char *path, int depth)
 {
-	unsigned char h[512];
+	unsigned char h[1024];	/* the ELF header and, mostly, the program headers */
 	unsigned flags = 0;
 	struct stat st;
 	ssize_t n;

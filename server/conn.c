@@ -42,10 +42,6 @@ conn_new(struct loop *l, int fd)
 	c->wpid = (struct watch){ WATCH_CHILD, c };
 	c->deadline = loop_now_ms() + l->cfg->request_timeout_ms;
 	frame_rx_init(&c->rx, NULL, 0, 0);
-	if (loop_watch(l, fd, &c->wfd, EPOLL_CTL_ADD) != 0) {
-		free(c);
-		return NULL;
-	}
 	if ((c->next = l->conns) != NULL)
 		c->next->prev = c;
 	l->conns = c;
@@ -89,7 +85,9 @@ conn_hangup(struct conn *c)
 {
 	if (c->fd < 0)
 		return;
-	epoll_ctl(c->loop->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	if (c->watched)
+		epoll_ctl(c->loop->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	c->watched = false;
 	close(c->fd);
 	c->fd = -1;
 	conn_rx_reset(c);
@@ -191,7 +189,9 @@ conn_take_exec(struct conn *c, const struct msg *m)
 	l->hub->refs++;			/* the policy's reference */
 	pthread_mutex_unlock(&l->hub->mu);
 	loop_log(l, SHELLESC_LOG_DEBUG, "request %llu: %s", (unsigned long long)c->req->id, c->req->program);
+	hub_inline_begin(c->req);
 	l->cfg->policy(l->cfg->policy_arg, c->req);
+	hub_inline_end();	/* an inline answer is taken up by conn_on_stream */
 	return 0;
 }
 
@@ -305,29 +305,84 @@ conn_client_gone(struct conn *c, int r)
 		conn_free(c);
 }
 
+/*
+ * Wait for more from the client: a stream joins the epoll set only when it
+ * first runs dry, so a request that arrived whole with its hello and was
+ * answered at once never costs an epoll_ctl.  Returns -1 when c was freed.
+ */
+static int
+conn_wait(struct conn *c)
+{
+	if (c->watched)
+		return 0;
+	if (loop_watch(c->loop, c->fd, &c->wfd, EPOLL_CTL_ADD) != 0)
+		return conn_refuse(c, "cannot watch the request stream: %s", strerror(errno)), -1;
+	c->watched = true;
+	return 0;
+}
+
+/* While the policy decides only EOF is expected; anything else is a violation. */
+static void
+conn_on_deciding(struct conn *c)
+{
+	char b;
+	ssize_t n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	if (n == 0)
+		return conn_client_gone(c, SE_ERR_EOF_HEADER);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+		conn_wait(c);
+		return;
+	}
+	conn_refuse(c, "message sent before the decision");
+}
+
+/*
+ * Send the decision; for escalate, go on to read the hand-over.  Returns -1
+ * when c is done with (freed).
+ */
+static int
+conn_apply_decision(struct conn *c)
+{
+	struct shellesc_request *req = c->req;
+	int action = req->d.action;
+
+	c->policy_holds = false;
+	if (c->fd < 0)
+		return conn_free(c), -1;
+	if (action < SHELLESC_RUN || action > SHELLESC_DENY)
+		return conn_refuse(c, "the policy gave an invalid decision (%d)", action), -1;
+	loop_log(c->loop, SHELLESC_LOG_DEBUG, "request %llu: decided %d",
+	    (unsigned long long)req->id, action);
+	if (msg_send_decision(c->fd, action, req->d.reason) != 0 || action != SHELLESC_ESCALATE)
+		return conn_free(c), -1;
+	c->state = CONN_READ_HANDOVER;
+	c->rx.maxfds = SHELLESC_MAX_FDS;
+	c->deadline = loop_now_ms() + c->loop->cfg->request_timeout_ms;
+	return 0;
+}
+
 void
 conn_on_stream(struct conn *c)
 {
 	int r;
 
 	for (;;) {
+		if (c->state == CONN_DECIDING && !c->req->decided_inline)
+			return conn_on_deciding(c);
 		if (c->state == CONN_DECIDING) {
-			/* Only EOF is expected now; anything else is a violation. */
-			char b;
-			ssize_t n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-
-			if (n == 0)
-				return conn_client_gone(c, SE_ERR_EOF_HEADER);
-			if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			if (conn_apply_decision(c) != 0)
 				return;
-			return conn_refuse(c, "message sent before the decision");
+			continue;	/* the hand-over may already be here */
 		}
 		if (c->rx.hdr_got < SHELLESC_FRAME_HDR)	/* a new frame may start */
 			c->rx.limit = conn_rx_room(c->loop);
 		r = frame_rx_feed(&c->rx, c->fd);
 		conn_rx_account(c);
-		if (r == SE_ERR_AGAIN)
+		if (r == SE_ERR_AGAIN) {
+			conn_wait(c);
 			return;
+		}
 		if (r == SE_ERR_TOO_LARGE && c->rx.len <= SHELLESC_FRAME_MAX)
 			return conn_refuse(c, "server busy: %zu bytes of other requests are arriving",
 			    c->loop->rx_pending);
@@ -342,25 +397,12 @@ conn_on_stream(struct conn *c)
 	}
 }
 
+/* An answer from the hub (given outside the policy callback). */
 void
 conn_on_decided(struct conn *c)
 {
-	struct shellesc_request *req = c->req;
-	int action = req->d.action;
-
-	c->policy_holds = false;
-	if (c->fd < 0)
-		return conn_free(c);
-	if (action < SHELLESC_RUN || action > SHELLESC_DENY)
-		return conn_refuse(c, "the policy gave an invalid decision (%d)", action);
-	loop_log(c->loop, SHELLESC_LOG_DEBUG, "request %llu: decided %d",
-	    (unsigned long long)req->id, action);
-	if (msg_send_decision(c->fd, action, req->d.reason) != 0 || action != SHELLESC_ESCALATE)
-		return conn_free(c);
-	c->state = CONN_READ_HANDOVER;
-	c->rx.maxfds = SHELLESC_MAX_FDS;
-	c->deadline = loop_now_ms() + c->loop->cfg->request_timeout_ms;
-	conn_on_stream(c);		/* the hand-over may already be here */
+	if (conn_apply_decision(c) == 0)
+		conn_on_stream(c);
 }
 
 void

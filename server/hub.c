@@ -103,6 +103,21 @@ hub_kill(struct hub *h)
 	}
 }
 
+/* The request whose policy callback runs on this thread now, or NULL. */
+static __thread struct shellesc_request *hub_inline;
+
+void
+hub_inline_begin(struct shellesc_request *req)
+{
+	hub_inline = req;
+}
+
+void
+hub_inline_end(void)
+{
+	hub_inline = NULL;
+}
+
 void
 shellesc_request_decide(struct shellesc_request *req,
     const struct shellesc_decision *d)
@@ -112,6 +127,12 @@ shellesc_request_decide(struct shellesc_request *req,
 
 	req->d = *d;
 	req->d.reason = d->reason ? strdup(d->reason) : NULL;
+	if (req == hub_inline) {	/* the loop is waiting right below us */
+		hub_inline = NULL;
+		req->decided_inline = true;
+		hub_unref(h);
+		return;
+	}
 	pthread_mutex_lock(&h->mu);
 	if (!(dead = h->dead)) {
 		req->next = NULL;

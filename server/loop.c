@@ -63,6 +63,7 @@ static void
 loop_accept_one(struct loop *l, int fd, int r, int version)
 {
 	char msg[128];
+	struct conn *c;
 
 	if (r == SE_ERR_VERSION) {
 		snprintf(msg, sizeof(msg), "protocol version mismatch: client speaks %d, server speaks %d",
@@ -77,10 +78,12 @@ loop_accept_one(struct loop *l, int fd, int r, int version)
 		close(fd);
 		return;
 	}
-	if (conn_new(l, fd) == NULL) {
+	if ((c = conn_new(l, fd)) == NULL) {
 		loop_log(l, SHELLESC_LOG_ERROR, "cannot serve a request: %s", strerror(errno));
 		close(fd);
+		return;
 	}
+	conn_on_stream(c);	/* clients write the request before the hello */
 }
 
 static void

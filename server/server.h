@@ -36,6 +36,14 @@ void hub_poke(struct hub *h, bool quit, bool kill_all);
 struct shellesc_request *hub_take(struct hub *h, bool *quit, bool *kill_all);
 /* Session over: no more answers will be sent; frees what is queued. */
 void hub_kill(struct hub *h);
+/*
+ * Around the policy callback, on the loop thread: an answer given inside
+ * the callback is kept on the request (decided_inline) instead of going
+ * through the queue and the eventfd, so a synchronous policy costs no
+ * wake-up of its own.
+ */
+void hub_inline_begin(struct shellesc_request *req);
+void hub_inline_end(void);
 
 /* --- request.c ------------------------------------------------------- */
 struct conn;
@@ -50,6 +58,7 @@ struct shellesc_request {
 	gid_t gid;
 	uint64_t id;
 	atomic_int cancelled;
+	bool decided_inline;		/* answered inside the policy callback */
 	struct shellesc_decision d;	/* once decided; d.reason is ours */
 	struct shellesc_request *next;	/* hub queue */
 };
@@ -131,6 +140,7 @@ struct conn {
 	int pidfd;
 	bool killing;
 	bool policy_holds;		/* the request is with the policy */
+	bool watched;			/* fd is in the epoll set */
 	bool dead;			/* freed; memory kept until the batch ends */
 	int64_t deadline;		/* ms, CLOCK_MONOTONIC; 0: none */
 	int64_t started;
