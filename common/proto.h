@@ -72,5 +72,8 @@ enum shellesc_proto_action {
 /* Bits of the "flags" key of an exec request (targets the preload cannot follow). */
 #define SHELLESC_FLAG_STATIC	0x1	/* ELF without PT_INTERP */
 #define SHELLESC_FLAG_SETID	0x2	/* set-uid, set-gid or file capabilities */
+/* ...and which client asked (version 1 servers that predate them ignore them). */
+#define SHELLESC_FLAG_VIA_PRELOAD	0x100	/* libshellesc_preload.so */
+#define SHELLESC_FLAG_VIA_WRAPPER	0x200	/* shellesc-execve-wrapper */
 
 #endif /* SHELLESC_PROTO_H */

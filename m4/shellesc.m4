@@ -46,3 +46,38 @@ AC_DEFUN([SHELLESC_INSTALL_PATHS], [
   AC_SUBST([SHELLESC_WRAPPER_PATH])
   AC_SUBST([SHELLESC_PRELOAD_PATH])
 ])
+
+# SHELLESC_STATIC_WRAPPER: link shellesc-execve-wrapper statically.  A
+# patched shell pays one extra exec of the wrapper per command, and a
+# static program starts without the dynamic loader (no libc to map and
+# relocate).  Off with --enable-sanitizers (ASan cannot link statically);
+# --disable-static-wrapper links it dynamically anyway.
+AC_DEFUN([SHELLESC_STATIC_WRAPPER], [
+  AC_REQUIRE([SHELLESC_SANITIZERS])
+  AC_ARG_ENABLE([static-wrapper],
+    [AS_HELP_STRING([--disable-static-wrapper], [link shellesc-execve-wrapper dynamically (default: static, except with --enable-sanitizers)])],
+    [], [enable_static_wrapper=auto])
+  AS_IF([test "x$enable_static_wrapper" = xyes && test "x$enable_sanitizers" = xyes],
+    [AC_MSG_ERROR([--enable-static-wrapper and --enable-sanitizers do not mix: ASan cannot link statically])])
+  AS_IF([test "x$enable_static_wrapper" = xauto && test "x$enable_sanitizers" = xyes],
+    [enable_static_wrapper=no])
+  WRAPPER_LDFLAGS=""
+  AS_IF([test "x$enable_static_wrapper" != xno], [
+    dnl static-pie keeps ASLR for the wrapper; plain -static where it is not supported.
+    for shellesc_flag in -static-pie -static; do
+      AC_MSG_CHECKING([whether programs link with $shellesc_flag])
+      shellesc_save_LDFLAGS=$LDFLAGS
+      LDFLAGS="$LDFLAGS $shellesc_flag"
+      AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <unistd.h>]], [[return (int)getpid();]])],
+        [shellesc_static=yes], [shellesc_static=no])
+      LDFLAGS=$shellesc_save_LDFLAGS
+      AC_MSG_RESULT([$shellesc_static])
+      AS_IF([test "x$shellesc_static" = xyes], [WRAPPER_LDFLAGS="-Xcompiler $shellesc_flag"; break])
+    done
+    AS_IF([test -n "$WRAPPER_LDFLAGS"], [enable_static_wrapper="yes ($shellesc_flag)"],
+      [test "x$enable_static_wrapper" = xyes],
+        [AC_MSG_ERROR([--enable-static-wrapper: cannot link a static program (is libc6-dev installed?)])],
+      [AC_MSG_WARN([cannot link a static program: the wrapper is linked dynamically]); enable_static_wrapper=no])
+  ])
+  AC_SUBST([WRAPPER_LDFLAGS])
+])

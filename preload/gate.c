@@ -56,7 +56,7 @@ pl_decide(const char *path, char *const argv[], char *const envp[], int *stream)
 	if (!pl_sock_ok(true))	/* its number may have been reused by now */
 		return pl_fail(path, "the session socket is gone or not a socket");
 	e.pid = getpid();
-	e.flags = pl_target_flags(path);
+	e.flags = pl_target_flags(path) | SHELLESC_FLAG_VIA_PRELOAD;
 	if ((r = client_ask(pl_sock(), &e, &req)) != 0)
 		return pl_fail(path, req.refused ? req.reason : client_strerror(r));
 	errno = saved;

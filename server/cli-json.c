@@ -144,10 +144,16 @@ cli_json_rule(const struct cli_verdict *v)
 	    "justification", cli_json_str(v->justification));
 }
 
-/*
- * A request as the audit log and the approver see it.  Which path caught
- * the exec (wrapper or preload) is not in the request yet: "unknown".
- */
+/* Which client caught the exec; "unknown" for one that does not say. */
+static const char *
+cli_json_intercept(unsigned flags)
+{
+	if (flags & SHELLESC_ASKED_BY_PRELOAD)
+		return "preload";
+	return flags & SHELLESC_ASKED_BY_WRAPPER ? "wrapper" : "unknown";
+}
+
+/* A request as the audit log and the approver see it. */
 json_t *
 cli_json_request(const struct shellesc_request *req, const struct cli_verdict *v)
 {
@@ -161,7 +167,7 @@ cli_json_request(const struct shellesc_request *req, const struct cli_verdict *v
 	    "argv", cli_json_strv(shellesc_request_argv(req)),
 	    "cwd", cli_json_str(shellesc_request_cwd(req)),
 	    "flags", cli_json_flags(shellesc_request_flags(req)),
-	    "intercept", "unknown",
+	    "intercept", cli_json_intercept(shellesc_request_flags(req)),
 	    "rule", cli_json_rule(v));
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
+#include "proto.h"
 #include "server.h"
 
 int
@@ -101,6 +102,12 @@ shellesc_request_gid(const struct shellesc_request *req)
 {
 	return req->gid;
 }
+
+/* The public bits are the wire bits: passed through unchanged. */
+_Static_assert(SHELLESC_TARGET_STATIC == SHELLESC_FLAG_STATIC &&
+    SHELLESC_TARGET_SETID == SHELLESC_FLAG_SETID &&
+    SHELLESC_ASKED_BY_PRELOAD == SHELLESC_FLAG_VIA_PRELOAD &&
+    SHELLESC_ASKED_BY_WRAPPER == SHELLESC_FLAG_VIA_WRAPPER, "flag bits differ");
 
 unsigned
 shellesc_request_flags(const struct shellesc_request *req)

@@ -63,6 +63,9 @@ struct shellesc_decision {
 /* Bits of shellesc_request_flags(): targets the preload cannot follow. */
 #define SHELLESC_TARGET_STATIC	0x1	/* statically linked (no PT_INTERP) */
 #define SHELLESC_TARGET_SETID	0x2	/* set-uid/gid or file capabilities */
+/* ...and which client caught the exec (neither: a client of its own). */
+#define SHELLESC_ASKED_BY_PRELOAD	0x100	/* libshellesc_preload.so */
+#define SHELLESC_ASKED_BY_WRAPPER	0x200	/* shellesc-execve-wrapper (patched shells) */
 
 /* --- The request, as the policy sees it (valid until decided) ---------- */
 

@@ -41,9 +41,9 @@ TestSuite(cli_audit, .init = setup, .fini = teardown, .timeout = TC_TIMEOUT);
 
 /* Run script with --audit audit.log (and --approver, if not NULL); parse the log. */
 static void
-audited(const char *script, const char *approver)
+audited_in(const char *mode, const char *script, const char *approver)
 {
-	char *args[16] = { "run", "-p", "t.rules", "--mode", "wrapper", "-a", "audit.log" };
+	char *args[16] = { "run", "-p", "t.rules", "--mode", (char *)mode, "-a", "audit.log" };
 	size_t n = 7;
 	char *log;
 
@@ -60,6 +60,12 @@ audited(const char *script, const char *approver)
 	cr_assert_not_null(log = tc_read(&t, "audit.log"));
 	ev = tc_json_lines(log, &nev);
 	free(log);
+}
+
+static void
+audited(const char *script, const char *approver)
+{
+	audited_in("wrapper", script, approver);
 }
 
 static json_int_t
@@ -93,7 +99,7 @@ Test(cli_audit, events_match_what_happened)
 	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(deny, "argv"), 1)), "made");
 	cr_assert_str_eq(tc_jstr(deny, "cwd"), t.dir);
 	cr_assert_str_eq(tc_jstr(deny, "reason"), "no touching");
-	cr_assert_str_eq(tc_jstr(deny, "intercept"), "unknown");
+	cr_assert_str_eq(tc_jstr(deny, "intercept"), "wrapper");
 	cr_assert_eq(jint(deny, "uid"), (json_int_t)getuid());
 	cr_assert_gt(jint(deny, "pid"), 0);
 	cr_assert_eq(json_array_size(json_object_get(deny, "flags")), 0);
@@ -115,6 +121,15 @@ Test(cli_audit, events_match_what_happened)
 
 	cr_assert_str_eq(tc_jstr(run, "decision"), "run");
 	cr_assert(json_is_null(json_object_get(run, "rule")));
+}
+
+/* Each event says which client caught the exec. */
+Test(cli_audit, intercept_names_the_client)
+{
+	audited_in("preload", "touch made", NULL);
+	cr_assert_eq(nev, 1, "%s", tc_read(&t, "audit.log"));
+	cr_assert_str_eq(tc_jstr(ev[0], "decision"), "deny");
+	cr_assert_str_eq(tc_jstr(ev[0], "intercept"), "preload");
 }
 
 /* Valid UTF-8 stays a string; other bytes become {"base64": ...}. */

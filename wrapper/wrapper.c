@@ -122,7 +122,7 @@ main(int argc, char **argv)
 {
 	const char *proxy = getenv(SHELLESC_ENV_PROXY);
 
-	struct msg_exec_out e = { .env = environ, .pid = getpid() };
+	struct msg_exec_out e = { .env = environ, .pid = getpid(), .flags = SHELLESC_FLAG_VIA_WRAPPER };
 	struct client_req req;
 	int fd, r;
 
