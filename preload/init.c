@@ -106,10 +106,25 @@ pl_keep(const char *name, const char *value)
 		pl.nkeep++;
 }
 
+/*
+ * Before fork(), in the parent: find what the child will need, once for
+ * the parent's lifetime, so that a program that only forks and execs does
+ * not repeat the lookups in every child.  (vfork and posix_spawn children
+ * share the parent's memory, so what they find is kept anyway.)
+ */
+static void
+pl_before_fork(void)
+{
+	pl_resolve();
+	if (pl.active)
+		pl_self();
+}
+
 static void
 pl_after_fork(void)
 {
-	pl.owner = getpid();	/* fork copies the fds: the socket is ours now */
+	if (pl.active)
+		pl.owner = getpid();	/* fork copies the fds: the socket is ours now */
 }
 
 const char *
@@ -157,9 +172,9 @@ pl_init(void)
 	pl.proxy = pl_save(proxy ? proxy : pl.wrapper[0] ? pl.wrapper : SHELLESC_WRAPPER_PATH, NULL);
 	pl_keep(SHELLESC_ENV_WRAPPER, pl.wrapper[0] ? pl.wrapper : NULL);
 	pl_keep(SHELLESC_ENV_PROXY_PATH, proxy ? pl.proxy : NULL);
-	pthread_atfork(NULL, NULL, pl_after_fork);
 out:
 	if (pl.preload == NULL)
 		pl.preload = pl.wrapper = pl.proxy = "";
+	pthread_atfork(pl_before_fork, NULL, pl_after_fork);
 	errno = saved;
 }
