@@ -155,6 +155,12 @@ fdpass_collect(struct msghdr *msg, int *fds, size_t *nfds)
 ssize_t
 fdpass_recv(int sock, void *buf, size_t len, int *fds, size_t *nfds)
 {
+	return fdpass_recv_wait(sock, buf, len, fds, nfds, false);
+}
+
+ssize_t
+fdpass_recv_wait(int sock, void *buf, size_t len, int *fds, size_t *nfds, bool wait)
+{
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 	union fdpass_cmsg cm;
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -167,7 +173,7 @@ fdpass_recv(int sock, void *buf, size_t len, int *fds, size_t *nfds)
 		msg.msg_controllen = CMSG_SPACE(sizeof(int) * cap);
 	}
 	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | (wait ? 0 : MSG_DONTWAIT));
 	while (n < 0 && errno == EINTR);
 	*nfds = cap;
 	if (n < 0) {

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <stdbool.h>
 #include <sys/uio.h>
 
 /*
@@ -35,6 +36,9 @@ int fdpass_send_timed(int sock, const struct iovec *iov, int iovcnt,
  * ready, or another SE_ERR_*.
  */
 ssize_t fdpass_recv(int sock, void *buf, size_t len, int *fds, size_t *nfds);
+
+/* The same, but waiting for data when wait is true (never SE_ERR_AGAIN then). */
+ssize_t fdpass_recv_wait(int sock, void *buf, size_t len, int *fds, size_t *nfds, bool wait);
 
 /* Wait until sock is readable (POLLIN) or writable; timeout_ms < 0 waits forever. */
 int fdpass_wait(int sock, short events, int timeout_ms);

@@ -75,7 +75,7 @@ static ssize_t
 frame_rx_read(struct frame_rx *rx, int sock, void *dst, size_t want)
 {
 	size_t n = rx->maxfds - rx->nfds;
-	ssize_t r = fdpass_recv(sock, dst, want, rx->fds + rx->nfds, &n);
+	ssize_t r = fdpass_recv_wait(sock, dst, want, rx->fds + rx->nfds, &n, rx->wait);
 
 	if (r >= 0)
 		rx->nfds += n;
@@ -132,8 +132,11 @@ frame_recv(int sock, struct frame_rx *rx, int timeout_ms)
 {
 	int r;
 
+	/* Without a timeout a blocking read does it in one system call, not three. */
+	rx->wait = timeout_ms < 0;
 	while ((r = frame_rx_feed(rx, sock)) == SE_ERR_AGAIN)
 		if ((r = fdpass_wait(sock, POLLIN, timeout_ms)) != 0)
-			return r;
+			break;
+	rx->wait = false;
 	return r;
 }

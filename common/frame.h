@@ -10,6 +10,7 @@
 #ifndef SHELLESC_FRAME_H
 #define SHELLESC_FRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,7 @@ struct frame_rx {
 	size_t len, got;
 	int fds[SHELLESC_MAX_FDS];
 	size_t nfds, maxfds;	/* received, acceptable */
+	bool wait;		/* reads block (frame_recv without a timeout) */
 };
 
 /* Prepare rx. maxfds is how many fds a frame may carry (0..SHELLESC_MAX_FDS). */
