@@ -77,9 +77,11 @@ client_take_reply(const struct msg *m, struct client_req *req)
 		text = &m->reason;
 	} else
 		return SE_ERR_UNEXPECTED;
-	if (text->len > 0)	/* len <= SHELLESC_REASON_MAX; p may be NULL when absent */
-		memcpy(req->reason, text->p, text->len);
-	req->reason[text->len] = '\0';
+	/* len <= SHELLESC_REASON_MAX; p (in buf.reply) may be NULL when absent. */
+	if (text->len > 0)
+		memmove(req->buf.reply, text->p, text->len);
+	req->buf.reply[text->len] = '\0';
+	req->reason = (const char *)req->buf.reply;
 	return req->refused ? SE_ERR_UNEXPECTED : 0;
 }
 
@@ -135,23 +137,23 @@ client_send_exec(int session_fd, const struct msg_exec_out *e, int *stream)
 int
 client_ask(int session_fd, struct msg_exec_out *e, struct client_req *req)
 {
-	uint8_t buf[SHELLESC_REPLY_MAX];
-	char cwd[PATH_MAX];
+	char *cwd = req->buf.cwd;
 	struct msg m;
 	int r;
 
 	req->stream = -1;
-	req->reason[0] = '\0';
+	req->reason = "";
 	req->refused = false;
-	if (e->cwd == NULL && getcwd(cwd, sizeof(cwd)) == NULL)
+	if (e->cwd == NULL && getcwd(cwd, sizeof(req->buf.cwd)) == NULL)
 		return SE_ERR_SYSTEM;
 	if (e->cwd == NULL)
 		e->cwd = cwd;
 	e->env_keep = client_env_keep;
 	r = client_send_exec(session_fd, e, &req->stream);
 	if (e->cwd == cwd)
-		e->cwd = NULL;
-	if (r == 0 && (r = client_recv_msg(req->stream, buf, sizeof(buf), &m)) == 0)
+		e->cwd = NULL;	/* buf is the reply's from here on */
+	if (r == 0 && (r = client_recv_msg(req->stream, req->buf.reply,
+	    sizeof(req->buf.reply), &m)) == 0)
 		r = client_take_reply(&m, req);
 	if (r != 0 || req->action != SHELLESC_ACT_ESCALATE) {
 		fdpass_close_all(&req->stream, 1);

@@ -12,7 +12,9 @@
 #ifndef SHELLESC_CLIENT_H
 #define SHELLESC_CLIENT_H
 
+#include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "msg.h"
@@ -36,12 +38,21 @@ int client_check_socket(int fd);
 /* True for environment entries a request carries (not SHELLESC_*, not EXEC_WRAPPER). */
 bool client_env_keep(const char *entry);
 
-/* One request in progress. */
+/*
+ * One request in progress.  The working directory (while the request is
+ * sent) and the reply (after) share one buffer: the client runs on the
+ * stack of whatever process is exec'ing, often a fresh fork or vfork
+ * child, where every page of stack touched is a page fault.
+ */
 struct client_req {
 	int stream;				/* request channel, or -1 */
 	int action;				/* SHELLESC_ACT_* */
-	char reason[SHELLESC_REASON_MAX + 1];	/* "" when none */
+	const char *reason;			/* "" when none; points into buf */
 	bool refused;				/* the server sent an error message */
+	union {
+		char cwd[PATH_MAX];
+		uint8_t reply[SHELLESC_REPLY_MAX];	/* > SHELLESC_REASON_MAX */
+	} buf;
 };
 
 /*
