@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <msgpack.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,35 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* The header comes with valgrind: a binary built before valgrind was
+ * installed learns from the check-valgrind rule's variable instead. */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define TH_HAVE_VALGRIND_H 1
+#endif
+#endif
+
 #include "err.h"
 #include "frame.h"
 #include "helpers.h"
 #include "msg.h"
+
+static bool
+th_under_valgrind(void)
+{
+#ifdef TH_HAVE_VALGRIND_H
+	return RUNNING_ON_VALGRIND;
+#else
+	return getenv("SHELLESC_UNDER_VALGRIND") != NULL;
+#endif
+}
+
+int
+th_slowdown(void)
+{
+	return th_under_valgrind() ? TH_VALGRIND_SLOWDOWN : 1;
+}
 
 int
 th_count_fds(void)

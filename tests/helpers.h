@@ -9,6 +9,15 @@
 struct frame_rx;
 struct msg;
 
+/*
+ * The factor by which timing-bound tests stretch their delays and limits, or
+ * cut their repetitions: 1, or TH_VALGRIND_SLOWDOWN under valgrind.  Memcheck measured on 2 busy
+ * cores: a run request 7x slower than natively, an escalation 14x, a
+ * thread's creation more (valgrind runs one thread at a time).
+ */
+#define TH_VALGRIND_SLOWDOWN 10
+int th_slowdown(void);
+
 /* Number of open fds in this process (counts /proc/self/fd entries). */
 int th_count_fds(void);
 

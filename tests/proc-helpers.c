@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
@@ -188,6 +189,42 @@ ts_proc_wait_ms(struct ts_proc *p, int ms, char **out, size_t *outlen, char **er
 	return st;
 }
 
+/* The state letter of /proc/PID/stat, or 0 when the process is gone. */
+static char
+ts_pid_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* the command name in parentheses may hold anything: the state follows the last ')' */
+	return (p = strrchr(buf, ')')) != NULL && p[1] == ' ' ? p[2] : 0;
+}
+
+static bool
+ts_state_ended(char st)
+{
+	return st == 0 || st == 'Z' || st == 'X';
+}
+
+/* ts_pid_gone without pidfd_open (before Linux 5.3, or valgrind 3.19): poll /proc. */
+static bool
+ts_pid_gone_polled(pid_t pid, int ms)
+{
+	int64_t until = ts_now_ms() + ms;
+	char st;
+
+	while (!ts_state_ended(st = ts_pid_state(pid)) && ts_now_ms() < until)
+		poll(NULL, 0, 10);
+	return ts_state_ended(st);
+}
+
 bool
 ts_pid_gone(pid_t pid, int ms)
 {
@@ -195,6 +232,8 @@ ts_pid_gone(pid_t pid, int ms)
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	int n;
 
+	if (fd < 0 && errno == ENOSYS)
+		return ts_pid_gone_polled(pid, ms);
 	if (fd < 0)
 		return errno == ESRCH;
 	do

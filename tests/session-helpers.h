@@ -98,7 +98,8 @@ int ts_proc_wait(struct ts_proc *p, char **out, size_t *outlen, char **err);
 /* The same, asserting the output ends within ms (ts_proc_wait: 20 s). */
 int ts_proc_wait_ms(struct ts_proc *p, int ms, char **out, size_t *outlen, char **err);
 
-/* True when pid has ended (or is gone) within ms. */
+/* True when pid has ended (exited, a zombie, or reaped) within ms; without
+ * pidfd_open (valgrind 3.19) it polls /proc/PID/stat. */
 bool ts_pid_gone(pid_t pid, int ms);
 
 /* Number of fds; waits up to ms for it to come back down to want. */

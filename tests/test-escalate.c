@@ -133,28 +133,36 @@ now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* 200 requests, each answered 50 ms later from another thread, all at once. */
+/*
+ * 200 requests, each answered 50 ms later from another thread, all at once:
+ * together they take well under the 10 s that answers one after another
+ * would.  Under valgrind, where a request with its threads costs up to
+ * ~90 ms, a tenth as many requests answered ten times later keep that
+ * margin (10 s against ~2 s).
+ */
 Test(escalate, slow_answers_do_not_serialize, .timeout = TS_TIMEOUT)
 {
 	enum { N = 200 };
+	int n = N / th_slowdown(), failed = 0;
 	pthread_t t[N];
-	double t0;
+	double t0, serial;
 	void *ret;
-	int failed = 0;
 
 	tp.action = SHELLESC_RUN;
-	tp.delay_ms = 50;
+	tp.delay_ms = 50 * th_slowdown();
+	serial = n * tp.delay_ms / 1000.0;
 	s = ts_start(&tp, NULL);
 	t0 = now_s();
-	for (int i = 0; i < N; i++)
+	for (int i = 0; i < n; i++)
 		cr_assert_eq(pthread_create(&t[i], NULL, ask_thread, NULL), 0);
-	for (int i = 0; i < N; i++) {
+	for (int i = 0; i < n; i++) {
 		pthread_join(t[i], &ret);
 		failed += ret != NULL;
 	}
 	cr_assert_eq(failed, 0);
-	cr_assert_eq(tp.seen, N);
-	cr_assert_lt(now_s() - t0, 3.0, "took %.2f s: answers were serialized", now_s() - t0);
+	cr_assert_eq(tp.seen, n);
+	cr_assert_lt(now_s() - t0, serial / 2, "took %.2f s (%.2f s one after another): answers were serialized",
+	    now_s() - t0, serial);
 	ts_end(s, &tp);
 }
 
@@ -176,22 +184,28 @@ request_kind(enum shellesc_action kind)
 	}
 }
 
-/* 10 000 run and deny requests; 500 escalations (each forks and execs /bin/true). */
+/*
+ * 10 000 run and deny requests; 500 escalations (each forks and execs
+ * /bin/true).  Under valgrind a tenth of them: all would take ~35 s
+ * there, longer than the test may, and an fd leaked per request shows in
+ * 1 000 and 50 as well.
+ */
 Test(escalate, no_fd_leaks_after_many_requests, .timeout = TS_TIMEOUT)
 {
 	static const struct { enum shellesc_action kind; int n; } kinds[] = {
 		{ SHELLESC_RUN, 10000 }, { SHELLESC_DENY, 10000 }, { SHELLESC_ESCALATE, 500 },
 	};
-	int base;
+	int base, n;
 
 	s = ts_start(&tp, NULL);
 	base = th_count_fds();
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		for (int i = 0; i < kinds[k].n; i++)
+		n = kinds[k].n / th_slowdown();
+		for (int i = 0; i < n; i++)
 			request_kind(kinds[k].kind);
 		cr_assert_eq(ts_fds_settle(base, 5000), base, "kind %d leaked fds", kinds[k].kind);
 	}
-	ts_wait(&tp, &tp.ended, 500, 5000);
+	ts_wait(&tp, &tp.ended, n, 5000);	/* n: the last kind's, the escalations */
 	ts_end(s, &tp);
 }
 

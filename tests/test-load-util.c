@@ -130,31 +130,3 @@ tl_good_requests_ms(struct shellesc_session *s, int n)
 	}
 	return (int)worst;
 }
-
-/* The state letter of /proc/PID/stat, or 0 when the process is gone. */
-static char
-tl_pid_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return (p = strrchr(buf, ')')) != NULL && p[1] == ' ' ? p[2] : 0;
-}
-
-bool
-tl_pid_gone(pid_t pid, int ms)
-{
-	int64_t until = ts_now_ms() + ms;
-	char st;
-
-	while ((st = tl_pid_state(pid)) != 0 && st != 'Z' && st != 'X' && ts_now_ms() < until)
-		poll(NULL, 0, 10);
-	return st == 0 || st == 'Z' || st == 'X';
-}

@@ -51,9 +51,6 @@ bool tl_sanitized(void);
 /* Integer from the environment variable name, or def. */
 int tl_env_int(const char *name, int def);
 
-/* True when pid has ended (exited, a zombie, or reaped) within ms; works without pidfd_open (valgrind). */
-bool tl_pid_gone(pid_t pid, int ms);
-
 /* The slowest of n good requests, in ms (each must succeed). */
 int tl_good_requests_ms(struct shellesc_session *s, int n);
 
