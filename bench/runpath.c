@@ -19,7 +19,7 @@
 
 #define RP_MAX_ROUNDS 64
 
-enum rp_kind { RP_BASH, RP_ZSH, RP_DRIVER, RP_DRIVER_WRAPPER };
+enum rp_kind { RP_BASH, RP_ZSH, RP_DRIVER };
 
 struct rp_variant {
 	const char *name;
@@ -27,6 +27,7 @@ struct rp_variant {
 	bool sudo;
 	struct bn_session *sess;	/* NULL: plain */
 	char **env;			/* without a session: this environment, if set */
+	const char *via;		/* driver: exec this first, as VIA VIA /bin/true true */
 	int n;				/* iterations */
 	int failed;			/* runs that did not exit 0 */
 	int short_asks;			/* runs whose session saw fewer than n requests */
@@ -65,13 +66,13 @@ rp_once(struct rp_variant *v, int n)
 		argv[k++] = loop;
 		break;
 	case RP_DRIVER:
-	case RP_DRIVER_WRAPPER:
 		argv[k++] = (char *)bn_path(rp_o, "bench/bench-execloop");
 		argv[k++] = num;
-		if (v->kind == RP_DRIVER_WRAPPER) {	/* WRAPPER FILE ARGV0: as a patched shell execs */
-			argv[k++] = (char *)bn_path(rp_o, "wrapper/shellesc-execve-wrapper");
-			argv[k++] = "shellesc-execve-wrapper";
+		if (v->via) {	/* WRAPPER FILE ARGV0: as a patched shell execs */
+			argv[k++] = (char *)bn_path(rp_o, v->via);
+			argv[k++] = (char *)v->via;
 		}
+
 		argv[k++] = "/bin/true";
 		argv[k++] = "true";
 		break;
@@ -161,7 +162,7 @@ rp_report(struct rp_variant *vs, size_t nv, double floor_us)
 	char name[96], target[48];
 
 	for (size_t i = 0; i < nv; i++)
-		if (vs[i].sess && vs[i].kind != RP_DRIVER_WRAPPER && vs[i].kind != RP_ZSH)
+		if (vs[i].sess && !vs[i].via && vs[i].kind != RP_ZSH)
 			preload = &vs[i];
 	/* Without a target of its own, a row is context: where the added time goes. */
 	for (size_t i = 0; i < nv; i++) {
@@ -199,11 +200,13 @@ bn_runpath(const struct bn_opts *o)
 {
 	struct bn_session pre = { 0 }, wrap = { 0 };
 	char ld[PATH_MAX + 16], *loaded[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", ld, NULL };
+	char noop[PATH_MAX + 16], *empty[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", noop, NULL };
 	int nbash = bn_scaled(o, 1000, 50), ndrv = bn_scaled(o, 2000, 100);
 	double floor_us;
 
 	rp_o = o;
 	snprintf(ld, sizeof(ld), "LD_PRELOAD=%s", bn_path(o, "preload/.libs/libshellesc_preload.so"));
+	snprintf(noop, sizeof(noop), "LD_PRELOAD=%s", bn_path(o, "bench/.libs/libnoop_preload.so"));
 	floor_us = rp_floor();
 	if (bn_session_start(o, &pre, SHELLESC_INTERCEPT_PRELOAD, SHELLESC_RUN) != 0 ||
 	    bn_session_start(o, &wrap, SHELLESC_INTERCEPT_WRAPPER, SHELLESC_RUN) != 0)
@@ -217,17 +220,23 @@ bn_runpath(const struct bn_opts *o)
 		struct rp_variant drv[] = {
 			RPV("C fork+execve: plain", RP_DRIVER, false, NULL, ndrv),
 			RPV("C fork+execve: preload (run everything)", RP_DRIVER, false, &pre, ndrv),
-			RPV("C fork+execve: via the wrapper", RP_DRIVER_WRAPPER, false, &wrap, ndrv),
+			RPV("C fork+execve: via the wrapper", RP_DRIVER, false, &wrap, ndrv),
+			/* Context: what no design of each kind can avoid, and where the time goes. */
+			RPV("C fork+execve: an empty LD_PRELOAD library", RP_DRIVER, false, NULL, ndrv),
 			RPV("C fork+execve: preload loaded, no session", RP_DRIVER, false, NULL, ndrv),
+			RPV("C fork+execve: through a static no-op exec first", RP_DRIVER, false, NULL, ndrv),
 			RPV("C fork+execve: sudo intercept (dso)", RP_DRIVER, true, NULL, ndrv),
 		};
 		struct rp_variant zsh[] = {
 			RPV("patched zsh loop: plain", RP_ZSH, false, NULL, nbash),
 			RPV("patched zsh loop: with the wrapper", RP_ZSH, false, &wrap, nbash),
 		};
-		size_t nb = o->sudo ? 3 : 2, nd = o->sudo ? 5 : 4;
+		size_t nb = o->sudo ? 3 : 2, nd = o->sudo ? 7 : 6;
 
-		drv[3].env = loaded;	/* the cost of loading the library alone */
+		drv[2].via = "wrapper/shellesc-execve-wrapper";
+		drv[3].env = empty;	/* any LD_PRELOAD library costs this much */
+		drv[4].env = loaded;	/* ours, loaded but asking nothing */
+		drv[5].via = "bench/bench-exec-chain";	/* any wrapper program costs this much */
 
 		rp_measure(bash, nb);
 		rp_report(bash, nb, floor_us);
