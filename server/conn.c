@@ -58,6 +58,14 @@ conn_rx_account(struct conn *c)
 	c->rx_charged = now;
 }
 
+/* The request is with the policy (or no longer): count its size, or stop. */
+static void
+conn_hold(struct conn *c, size_t bytes)
+{
+	c->loop->rx_pending = c->loop->rx_pending - c->held + bytes;
+	c->held = bytes;
+}
+
 static void
 conn_rx_reset(struct conn *c)
 {
@@ -185,6 +193,7 @@ conn_take_exec(struct conn *c, const struct msg *m)
 	c->state = CONN_DECIDING;
 	c->deadline = 0;
 	c->policy_holds = true;
+	conn_hold(c, c->rx.len);	/* its copy is about the size of the frame */
 	pthread_mutex_lock(&l->hub->mu);
 	l->hub->refs++;			/* the policy's reference */
 	pthread_mutex_unlock(&l->hub->mu);
@@ -348,6 +357,7 @@ conn_apply_decision(struct conn *c)
 	int action = req->d.action;
 
 	c->policy_holds = false;
+	conn_hold(c, 0);
 	if (c->fd < 0)
 		return conn_free(c), -1;
 	if (action < SHELLESC_RUN || action > SHELLESC_DENY)

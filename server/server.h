@@ -119,12 +119,14 @@ enum conn_state {
 struct loop;
 
 /*
- * Frames being received are bounded in all, not only one by one: any
- * process of the session could otherwise open stream after stream, each
- * with a partly sent 8 MiB frame, until the embedding process runs out of
- * memory.  Past CONN_RX_BUDGET of pending payload only frames up to
- * CONN_RX_SMALL are taken, from a reserve of CONN_RX_RESERVE, so everyday
- * requests still pass; anything else is refused as busy.
+ * Request memory is bounded in all, not only frame by frame: any process
+ * of the session could otherwise open stream after stream, each with a
+ * partly sent 8 MiB frame, or with whole requests that a slow policy (a
+ * prompt) holds, until the embedding process runs out of memory.  Frames
+ * being received and requests the policy holds are counted together
+ * (loop.rx_pending); past CONN_RX_BUDGET only frames up to CONN_RX_SMALL
+ * are taken, from a reserve of CONN_RX_RESERVE, so everyday requests
+ * still pass; anything else is refused as busy.
  */
 #define CONN_RX_BUDGET	(8 * (size_t)SHELLESC_FRAME_MAX)	/* 64 MiB */
 #define CONN_RX_RESERVE	(16u << 20)
@@ -145,6 +147,7 @@ struct conn {
 	int64_t deadline;		/* ms, CLOCK_MONOTONIC; 0: none */
 	int64_t started;
 	size_t rx_charged;		/* this conn's part of loop.rx_pending */
+	size_t held;			/* ...for its request, while the policy has it */
 	struct watch wfd, wpid;
 	struct conn *prev, *next;
 };
@@ -158,7 +161,7 @@ struct loop {
 	struct conn *conns;
 	struct conn *dead;		/* conn_free'd during this batch */
 	bool stopping;			/* loop_stop: conn_free frees everything */
-	size_t rx_pending;		/* payload bytes of frames being received, all conns */
+	size_t rx_pending;		/* bytes of frames being received and of requests held */
 	uint64_t next_id;
 	struct watch wsock, whub;
 };

@@ -302,6 +302,132 @@ Test(fault, pending_frames_are_bounded, .timeout = 60)
 	shellesc_session_end(s);
 }
 
+/* --- requests a slow policy holds count against the same bound ------------ */
+
+#define HOLD_MAX 16
+#define HOLD_ARG (7u << 20)	/* a 7 MiB argument: nine fit in 64 MiB, ten do not */
+
+/* A policy that keeps every request whose argv[0] is "hold", as a prompt would. */
+struct fault_hold {
+	pthread_mutex_t mu;
+	struct shellesc_request *held[HOLD_MAX];
+	atomic_int n;
+};
+
+static void
+fault_hold_policy(void *arg, struct shellesc_request *req)
+{
+	struct fault_hold *h = arg;
+	struct shellesc_decision d = { .action = SHELLESC_RUN };
+
+	pthread_mutex_lock(&h->mu);
+	if (strcmp(shellesc_request_argv(req)[0], "hold") == 0 && atomic_load(&h->n) < HOLD_MAX) {
+		h->held[atomic_load(&h->n)] = req;
+		atomic_fetch_add(&h->n, 1);
+		req = NULL;
+	}
+	pthread_mutex_unlock(&h->mu);
+	if (req != NULL)
+		shellesc_request_decide(req, &d);
+}
+
+/* Decide every held request (run). */
+static void
+fault_release(struct fault_hold *h)
+{
+	struct shellesc_decision d = { .action = SHELLESC_RUN };
+
+	pthread_mutex_lock(&h->mu);
+	for (int i = 0; i < atomic_load(&h->n); i++)
+		shellesc_request_decide(h->held[i], &d);
+	atomic_store(&h->n, 0);
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* The next frame on stream is a decision. */
+static void
+fault_expect_decision(int stream)
+{
+	uint8_t buf[SHELLESC_REPLY_MAX];
+	struct frame_rx rx;
+	struct msg m;
+
+	frame_rx_init(&rx, buf, sizeof(buf), 0);
+	cr_assert_eq(frame_recv(stream, &rx, 10000), 0);
+	cr_assert_eq(msg_decode(rx.buf, rx.len, &m), 0);
+	cr_assert_eq(m.type, SHELLESC_MSG_DECISION);
+}
+
+/*
+ * Send one whole ~7 MiB exec request "hold ARG" on a new stream (kept open
+ * in *stream while the policy holds it).  False when refused as busy.
+ */
+static bool
+fault_big_request(int session_fd, int *stream)
+{
+	static char arg[HOLD_ARG];
+	char *argv[] = { "hold", arg, NULL };
+	struct msg_exec_out e = { .file = "/bin/true", .cwd = "/", .argv = argv, .pid = getpid() };
+	size_t cap = HOLD_ARG + 4096, len = 0;
+	uint8_t hdr[SHELLESC_FRAME_HDR], *payload = malloc(cap);
+	bool sent;
+
+	memset(arg, 'a', sizeof(arg) - 1);
+	cr_assert_not_null(payload);
+	cr_assert_eq(msg_pack_exec(payload, cap, &len, &e), 0);
+	frame_put_len(hdr, (uint32_t)len);
+	cr_assert_geq(*stream = handshake_connect(session_fd), 0);
+	sent = fault_send(*stream, hdr, sizeof(hdr)) && fault_send(*stream, payload, len);
+	free(payload);
+	if (!sent) {
+		ts_raw_refused(*stream, "server busy");
+		close(*stream);
+		*stream = -1;
+	}
+	return sent;
+}
+
+/*
+ * Regression (found reviewing the bound above): whole requests that the
+ * policy holds were not counted, so a sandboxed process could queue
+ * request after request for a prompt, each a copy of up to 8 MiB.  Now
+ * they count against the same 64 MiB: nine 7 MiB requests are held, the
+ * tenth is refused as busy, everyday requests still pass, and once the
+ * policy answers the room is back.
+ */
+Test(fault, held_requests_are_bounded, .timeout = 60)
+{
+	struct fault_hold h = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct shellesc_config cfg = { .policy = fault_hold_policy, .policy_arg = &h,
+	    .intercept = SHELLESC_INTERCEPT_WRAPPER, .wrapper_path = TEST_WRAPPER };
+	struct shellesc_session *s = NULL;
+	int fd, streams[HOLD_MAX], taken = 0, busy = 0, extra;
+
+	cr_assert_eq(shellesc_session_start(&cfg, &s), 0);
+	fd = shellesc_session_client_fd(s);
+	for (int i = 0; i < 12; i++) {
+		if (!fault_big_request(fd, &streams[taken])) {
+			busy++;
+			continue;
+		}
+		taken++;
+		cr_assert_eq(tl_wait_count(&h.n, taken, 10000), taken, "request %d not held", taken);
+	}
+	cr_log_info("7 MiB requests: %d held by the policy, %d refused as busy", taken, busy);
+	cr_assert_eq(taken, 9, "%d 7 MiB requests held at once", taken);
+	ts_good_request(s);			/* small requests still pass */
+	fault_release(&h);
+	for (int i = 0; i < taken; i++) {	/* answered: the server let go of them */
+		fault_expect_decision(streams[i]);
+		close(streams[i]);
+	}
+	cr_assert(fault_big_request(fd, &extra), "no room once the policy answered");
+	cr_assert_eq(tl_wait_count(&h.n, 1, 10000), 1);
+	fault_release(&h);
+	close(extra);
+	shellesc_session_end(s);
+}
+
 /* --- ten thousand handshakes that never send a request ---------------------- */
 
 #define IDLE_TIMEOUT_MS 3000
