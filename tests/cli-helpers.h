@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "session-helpers.h"
 
@@ -67,6 +68,17 @@ int tc_run_pty(struct tc *t, struct tc_res *r, const char *const answers[],
     char *const args[]);
 /* Skip the test; Criterion runs no .fini after a skip, so clean up first. */
 #define TC_SKIP(t, r, ...) do { tc_fini(t, r); cr_skip_test(__VA_ARGS__); } while (0)
+
+/* Skip, saying why, where the preload library cannot catch a stock bash's execs. */
+#ifdef TEST_CLI_SANITIZED
+#define TC_NEED_PRELOAD(t, r) \
+	TC_SKIP(t, r, "a sanitizer build's preload cannot load into stock bash (docs/preload.md)")
+#else
+#define TC_NEED_PRELOAD(t, r) do {					\
+	if (access(TEST_CLI_PRELOAD, R_OK) != 0)				\
+		TC_SKIP(t, r, "the preload library is not built (%s)", TEST_CLI_PRELOAD); \
+} while (0)
+#endif
 
 /* The exit code; asserts a normal exit. */
 int tc_code(const struct tc_res *r);

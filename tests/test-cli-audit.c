@@ -126,11 +126,7 @@ Test(cli_audit, events_match_what_happened)
 /* Each event says which client caught the exec. */
 Test(cli_audit, intercept_names_the_client)
 {
-#ifdef TEST_CLI_SANITIZED
-	TC_SKIP(&t, &r, "a sanitizer build's preload cannot load into stock bash (docs/preload.md)");
-#endif
-	if (access(TEST_CLI_PRELOAD, R_OK) != 0)
-		TC_SKIP(&t, &r, "the preload library is not built (%s)", TEST_CLI_PRELOAD);
+	TC_NEED_PRELOAD(&t, &r);
 	audited_in("preload", "touch made", NULL);
 	cr_assert_eq(nev, 1, "%s", tc_read(&t, "audit.log"));
 	cr_assert_str_eq(tc_jstr(ev[0], "decision"), "deny");

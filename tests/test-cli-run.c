@@ -159,11 +159,7 @@ Test(cli_run, signals_to_shellesc_reach_program)
 /* --mode both: the preload library catches a stock bash's own execs. */
 Test(cli_run, preload_catches_plain_bash)
 {
-#ifdef TEST_CLI_SANITIZED
-	TC_SKIP(&t, &r, "a sanitizer build's preload cannot load into stock bash (docs/preload.md)");
-#endif
-	if (access(TEST_CLI_PRELOAD, R_OK) != 0)
-		TC_SKIP(&t, &r, "the preload library is not built (%s)", TEST_CLI_PRELOAD);
+	TC_NEED_PRELOAD(&t, &r);
 	run_script("both", "touch made; echo \"touch: $?\"; sh -c 'echo escalated'");
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "touch: 126\nescalated\n");
