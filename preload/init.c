@@ -7,9 +7,9 @@
  * libc) and leaves errno exactly as it found it.
  *
  * It is loaded into every process of a session, and most of them never
- * exec anything, so the constructor makes no system call and no symbol
- * lookup: the real functions, the socket check and our own path are all
- * found on first use.
+ * exec anything, so the constructor makes no symbol lookup and no system
+ * call but getpid: the real functions, the socket check and our own path
+ * are all found on first use.
  */
 #include "config.h"
 
@@ -90,11 +90,20 @@ pl_save(const char *a, const char *b)
 	return p;
 }
 
+/* The value of NAME at load, kept in pl.strs ("" when unset). */
+static const char *
+pl_save_var(const char *name)
+{
+	const char *v = pl_environ_get(name);
+
+	return pl_save(v ? v : "", NULL);
+}
+
 /* Remember NAME=value to put back into children's environments. */
 static void
 pl_keep(const char *name, const char *value)
 {
-	char eq[PATH_MAX + 32];
+	char eq[64];
 	size_t n = strlen(name);
 
 	if (value == NULL || n + 1 >= sizeof(eq))
@@ -166,8 +175,8 @@ pl_init(void)
 	pl.sock = client_fd_value(v);
 	pl.broken = pl.sock < 0;
 	pl.owner = getpid();
-	pl.preload = pl_save(pl_environ_get("LD_PRELOAD") ? pl_environ_get("LD_PRELOAD") : "", NULL);
-	pl.wrapper = pl_save(pl_environ_get(SHELLESC_ENV_WRAPPER) ? pl_environ_get(SHELLESC_ENV_WRAPPER) : "", NULL);
+	pl.preload = pl_save_var("LD_PRELOAD");
+	pl.wrapper = pl_save_var(SHELLESC_ENV_WRAPPER);
 	proxy = pl_environ_get(SHELLESC_ENV_PROXY_PATH);
 	pl.proxy = pl_save(proxy ? proxy : pl.wrapper[0] ? pl.wrapper : SHELLESC_WRAPPER_PATH, NULL);
 	pl_keep(SHELLESC_ENV_WRAPPER, pl.wrapper[0] ? pl.wrapper : NULL);
