@@ -35,7 +35,8 @@ struct rp_variant {
 	double us, cpu;			/* wall and CPU us per exec, after the runs */
 };
 
-#define RPV(nm, k, su, se, nn) { .name = nm, .kind = k, .sudo = su, .sess = se, .n = nn }
+/* A variant; more designated initializers (.env, .via) may follow. */
+#define RPV(nm, k, su, se, nn, ...) { .name = nm, .kind = k, .sudo = su, .sess = se, .n = nn, __VA_ARGS__ }
 
 static const struct bn_opts *rp_o;
 
@@ -220,11 +221,19 @@ bn_runpath(const struct bn_opts *o)
 		struct rp_variant drv[] = {
 			RPV("C fork+execve: plain", RP_DRIVER, false, NULL, ndrv),
 			RPV("C fork+execve: preload (run everything)", RP_DRIVER, false, &pre, ndrv),
-			RPV("C fork+execve: via the wrapper", RP_DRIVER, false, &wrap, ndrv),
-			/* Context: what no design of each kind can avoid, and where the time goes. */
-			RPV("C fork+execve: an empty LD_PRELOAD library", RP_DRIVER, false, NULL, ndrv),
-			RPV("C fork+execve: preload loaded, no session", RP_DRIVER, false, NULL, ndrv),
-			RPV("C fork+execve: through a static no-op exec first", RP_DRIVER, false, NULL, ndrv),
+			RPV("C fork+execve: via the wrapper", RP_DRIVER, false, &wrap, ndrv,
+			    .via = "wrapper/shellesc-execve-wrapper"),
+			/*
+			 * Context: what no design of each kind can avoid (any LD_PRELOAD
+			 * library; any program exec'd before the target), and ours
+			 * loaded but asking nothing.
+			 */
+			RPV("C fork+execve: an empty LD_PRELOAD library", RP_DRIVER, false, NULL, ndrv,
+			    .env = empty),
+			RPV("C fork+execve: preload loaded, no session", RP_DRIVER, false, NULL, ndrv,
+			    .env = loaded),
+			RPV("C fork+execve: through a static no-op exec first", RP_DRIVER, false, NULL, ndrv,
+			    .via = "bench/bench-exec-chain"),
 			RPV("C fork+execve: sudo intercept (dso)", RP_DRIVER, true, NULL, ndrv),
 		};
 		struct rp_variant zsh[] = {
@@ -232,11 +241,6 @@ bn_runpath(const struct bn_opts *o)
 			RPV("patched zsh loop: with the wrapper", RP_ZSH, false, &wrap, nbash),
 		};
 		size_t nb = o->sudo ? 3 : 2, nd = o->sudo ? 7 : 6;
-
-		drv[2].via = "wrapper/shellesc-execve-wrapper";
-		drv[3].env = empty;	/* any LD_PRELOAD library costs this much */
-		drv[4].env = loaded;	/* ours, loaded but asking nothing */
-		drv[5].via = "bench/bench-exec-chain";	/* any wrapper program costs this much */
 
 		rp_measure(bash, nb);
 		rp_report(bash, nb, floor_us);
