@@ -2,7 +2,7 @@
  * bench-rules N...: for each N, load N prefix rules (ten subcommands each
  * of N/10 programs, named by bare name) and time rules_decide on commands
  * that hit and miss.  Prints "N load_ms median_us p99_us" a line.  Built by
- * `make bench` only once the rules engine (server/librules.la) is in the tree.
+ * `make bench`.
  */
 #include "config.h"
 

@@ -27,7 +27,7 @@ bn_rules(const struct bn_opts *o)
 
 	if (!bn_exists(prog)) {
 		bn_skip("rules", "decision time, 10 / 1 000 / 100 000 rules",
-		    "the rules engine (server/librules.la) is not built in this tree");
+		    "bench/bench-rules is not built (make bench builds it)");
 		return;
 	}
 	if (bn_capture((char *[]){ (char *)prog, "10", "1000", "100000", NULL }, NULL, out, sizeof(out)) != 0) {

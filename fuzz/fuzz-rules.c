@@ -9,7 +9,6 @@
 
 #include "fuzz.h"
 #include "rules.h"
-#include "shellesc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,8 +22,8 @@ rules_try(const struct rules *r)
 	} cmds[] = {
 		{ "/usr/bin/git", (char *[]){ "git", "push", "origin", NULL }, 0 },
 		{ "/bin/rm", (char *[]){ "rm", "-rf", "/", NULL }, 0 },
-		{ "/usr/local/bin/tool", (char *[]){ "tool", NULL }, SHELLESC_TARGET_STATIC },
-		{ "/usr/bin/sudo", (char *[]){ "sudo", "-s", NULL }, SHELLESC_TARGET_SETID },
+		{ "/usr/local/bin/tool", (char *[]){ "tool", NULL }, RULES_TARGET_STATIC },
+		{ "/usr/bin/sudo", (char *[]){ "sudo", "-s", NULL }, RULES_TARGET_SETID },
 	};
 	struct rules_match m;
 

@@ -18,8 +18,8 @@
 #include "fdpass.h"
 #include "frame.h"
 #include "handshake.h"
-#include "helpers.h"
-#include "session-helpers.h"
+#include "helpers/base.h"
+#include "helpers/session.h"
 
 static struct tpol tp;
 static struct shellesc_session *s;

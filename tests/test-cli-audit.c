@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli-helpers.h"
+#include "helpers/cli.h"
 
 static const char rules[] =
     "prefix_rule(pattern=[\"touch\"], decision=\"deny\", justification=\"no touching\")\n"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli-helpers.h"
+#include "helpers/cli.h"
 
 static const char rules[] =
     "prefix_rule(pattern=[\"rm\", \"-rf\"], decision=\"forbidden\", justification=\"no rm -rf\")\n"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli-helpers.h"
+#include "helpers/cli.h"
 
 static struct tc t;
 static struct tc_res r;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli-helpers.h"
+#include "helpers/cli.h"
 
 Test(cli_options, version, .timeout = TC_TIMEOUT)
 {

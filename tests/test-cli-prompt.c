@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli-helpers.h"
+#include "helpers/cli.h"
 
 static const char rules[] =
     "prefix_rule(pattern=[\"touch\"], decision=\"prompt\", justification=\"touching needs a yes\")\n";

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli-helpers.h"
+#include "helpers/cli.h"
 
 static const char rules[] =
     "prefix_rule(pattern=[\"touch\"], decision=\"deny\", justification=\"no touching in tests\")\n"

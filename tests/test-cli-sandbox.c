@@ -16,8 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "cli-helpers.h"
-#include "test-rules.h"
+#include "helpers/cli.h"
+#include "helpers/rules.h"
 
 static struct tc t;
 static struct tc_res r;

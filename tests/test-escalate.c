@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "fdpass.h"
-#include "helpers.h"
-#include "session-helpers.h"
+#include "helpers/base.h"
+#include "helpers/session.h"
 
 static struct tpol tp;
 static struct shellesc_session *s;

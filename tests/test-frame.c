@@ -14,7 +14,7 @@
 #include "err.h"
 #include "fdpass.h"
 #include "frame.h"
-#include "helpers.h"
+#include "helpers/base.h"
 
 static const int sock_types[] = { SOCK_STREAM, SOCK_DGRAM };
 

@@ -13,7 +13,7 @@
 #include "fdpass.h"
 #include "frame.h"
 #include "handshake.h"
-#include "helpers.h"
+#include "helpers/base.h"
 #include "msg.h"
 
 /* A session socketpair: [0] the clients' end, [1] the server's (non-blocking). */

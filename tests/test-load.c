@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helpers.h"
-#include "session-helpers.h"
-#include "test-load.h"
+#include "helpers/base.h"
+#include "helpers/session.h"
+#include "helpers/load.h"
 
 /* Each subshell: exec i decided by i % 3 (run, esc, deny); a denial prints its status. */
 static const char load_script[] =

@@ -9,7 +9,7 @@
 
 #include "err.h"
 #include "frame.h"
-#include "helpers.h"
+#include "helpers/base.h"
 #include "mpread.h"
 #include "msg.h"
 

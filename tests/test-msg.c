@@ -12,7 +12,7 @@
 #include "err.h"
 #include "fdpass.h"
 #include "frame.h"
-#include "helpers.h"
+#include "helpers/base.h"
 #include "msg.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "preload-helpers.h"
+#include "helpers/preload.h"
 
 static struct tpol tp;
 static struct shellesc_session *s;
@@ -45,10 +45,10 @@ drop_spawn_errno(char *out)
 static void
 same_both_ways(const char *cwd, const char *const argv[], bool spawn, const char *what)
 {
-	struct pt_out with, without;
+	struct tp_out with, without;
 
-	pt_run(s, false, "run", cwd, NULL, argv, &without);
-	pt_run(s, true, "run", cwd, NULL, argv, &with);
+	tp_run(s, false, "run", cwd, NULL, argv, &without);
+	tp_run(s, true, "run", cwd, NULL, argv, &with);
 	if (spawn) {
 		drop_spawn_errno(with.out);
 		drop_spawn_errno(without.out);
@@ -57,8 +57,8 @@ same_both_ways(const char *cwd, const char *const argv[], bool spawn, const char
 	    " stderr: %s", what, with.status, without.status, with.err);
 	cr_assert_str_eq(with.out, without.out, "%s: stdout differs", what);
 	cr_assert_str_eq(with.err, without.err, "%s: stderr differs", what);
-	pt_out_free(&with);
-	pt_out_free(&without);
+	tp_out_free(&with);
+	tp_out_free(&without);
 }
 
 /* --- what a run-decided child gets -------------------------------------- */
@@ -82,9 +82,9 @@ ParameterizedTest(size_t *i, preload_diff, child_state, .timeout = TS_TIMEOUT)
 {
 	const char *e = all_entries[*i];
 
-	s = pt_start(&tp, SHELLESC_RUN, 0);
-	same_both_ways(NULL, (const char *const[]){ PT_T, "-s", e, "/bin/sh", "sh", "-c",
-	    "exec " PT_T " state", NULL }, strncmp(e, "posix_spawn", 11) == 0, e);
+	s = tp_start(&tp, SHELLESC_RUN, 0);
+	same_both_ways(NULL, (const char *const[]){ TP_T, "-s", e, "/bin/sh", "sh", "-c",
+	    "exec " TP_T " state", NULL }, strncmp(e, "posix_spawn", 11) == 0, e);
 	cr_assert_eq(tp.seen, 2, "%s: sh and the probe are decided:\n%s", e, tp.history);
 	ts_end(s, &tp);
 }
@@ -100,7 +100,7 @@ Test(preload_diff, errno_at_start, .timeout = TS_TIMEOUT)
 	char *out;
 	struct ts_proc p;
 
-	pt_require_preload();
+	tp_require_preload();
 	for (size_t k = 0; k < sizeof(envs) / sizeof(envs[0]); k++) {
 		ts_proc_start(&p, NULL, (char *const *)envs[k], TEST_EXEC_PROBE,
 		    TS_V(TEST_EXEC_PROBE, "state"));
@@ -182,19 +182,19 @@ in_dir(const char *text, const char *dir)
 static void
 make_path_fixtures(char *dir)
 {
-	pt_tmpdir(dir);
-	pt_put(dir, "a", NULL, 0755);
-	pt_put(dir, "a/cmd", "echo a-cmd\n", 0644);
-	pt_put(dir, "b", NULL, 0755);
-	pt_put(dir, "b/cmd", NULL, 0755);
-	pt_put(dir, "c", NULL, 0755);
-	pt_put(dir, "c/cmd", "#!/bin/sh\necho c-cmd \"$@\"\n", 0755);
-	pt_put(dir, "ns", NULL, 0755);
-	pt_put(dir, "ns/nosh", "echo noshebang-ran \"$@\"\n", 0755);
-	pt_put(dir, "e", NULL, 0755);
-	pt_put(dir, "e/noexec", "echo noexec\n", 0644);
-	pt_put(dir, "bi", NULL, 0755);
-	pt_put(dir, "bi/cmd", "#!/nonexistent/interp\n", 0755);
+	tp_tmpdir(dir);
+	tp_put(dir, "a", NULL, 0755);
+	tp_put(dir, "a/cmd", "echo a-cmd\n", 0644);
+	tp_put(dir, "b", NULL, 0755);
+	tp_put(dir, "b/cmd", NULL, 0755);
+	tp_put(dir, "c", NULL, 0755);
+	tp_put(dir, "c/cmd", "#!/bin/sh\necho c-cmd \"$@\"\n", 0755);
+	tp_put(dir, "ns", NULL, 0755);
+	tp_put(dir, "ns/nosh", "echo noshebang-ran \"$@\"\n", 0755);
+	tp_put(dir, "e", NULL, 0755);
+	tp_put(dir, "e/noexec", "echo noexec\n", 0644);
+	tp_put(dir, "bi", NULL, 0755);
+	tp_put(dir, "bi/cmd", "#!/nonexistent/interp\n", 0755);
 }
 
 /* exec-probe [-p PATH] [-e] ENTRY FILE prog -c 'echo ran', both ways. */
@@ -203,7 +203,7 @@ path_case(const struct pathcase *c, const char *entry, const char *dir)
 {
 	char *path = c->path ? in_dir(c->path, dir) : NULL, *file = in_dir(c->file, dir);
 	char *cwd = in_dir(c->cwd, dir), what[256];
-	const char *argv[12] = { PT_T };
+	const char *argv[12] = { TP_T };
 	size_t n = 1;
 
 	if (path) {
@@ -232,11 +232,11 @@ ParameterizedTest(size_t *i, preload_diff, path_search, .timeout = TS_TIMEOUT)
 	const char *const *entries = c->path ? search_entries : path_entries;
 	char dir[64];
 
-	s = pt_start(&tp, SHELLESC_RUN, 0);
+	s = tp_start(&tp, SHELLESC_RUN, 0);
 	make_path_fixtures(dir);
 	for (size_t k = 0; entries[k]; k++)
 		path_case(c, entries[k], dir);
-	pt_rmtree(dir);
+	tp_rmtree(dir);
 	ts_end(s, &tp);
 }
 
@@ -268,8 +268,8 @@ ParameterizedTest(size_t *i, preload_diff, null_argv_envp, .timeout = TS_TIMEOUT
 	if (spawn && argv_null)
 		cr_skip_test("glibc's %s crashes on a NULL argv by itself", e);
 	snprintf(what, sizeof(what), "%s %s %s", e, opts[0], opts[1] ? opts[1] : "");
-	s = pt_start(&tp, SHELLESC_RUN, 0);
-	same_both_ways(NULL, (const char *const[]){ PT_T, opts[0], opts[1] ? opts[1] : e,
+	s = tp_start(&tp, SHELLESC_RUN, 0);
+	same_both_ways(NULL, (const char *const[]){ TP_T, opts[0], opts[1] ? opts[1] : e,
 	    opts[1] ? e : TEST_EXEC_PROBE, opts[1] ? TEST_EXEC_PROBE : NULL, NULL }, spawn, what);
 	/* What was asked about is what the kernel ran: argv { "" }. */
 	if (tp.seen > 0 && strcmp(opts[0], "-E") != 0) {

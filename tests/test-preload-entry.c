@@ -22,7 +22,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "preload-helpers.h"
+#include "helpers/preload.h"
 
 /* The expected outputs below spell these numbers out. */
 _Static_assert(EACCES == 13 && ENOENT == 2 && SIGTERM == 15, "Linux errno and signal numbers");
@@ -144,15 +144,15 @@ ParameterizedTest(size_t *i, preload_entry, each, .timeout = TS_TIMEOUT)
 	const struct scenario *sc = &scens[*i % NS];
 	const struct want *w = &sc->want[e->kind];
 	char what[128];
-	struct pt_out o;
+	struct tp_out o;
 
 	snprintf(what, sizeof(what), "%s, %s", e->name, sc->name);
-	s = pt_start(&tp, sc->action, 0);
-	pt_run(s, true, pt_action_name(sc->action), NULL, NULL,
-	    (const char *const[]){ PT_T, e->name, e->file, "sh", "-c", sc->cmd, NULL }, &o);
-	pt_check(&o, w->code, w->sig, w->out, sc->action == SHELLESC_DENY ? PT_DENIED : "", what);
+	s = tp_start(&tp, sc->action, 0);
+	tp_run(s, true, tp_action_name(sc->action), NULL, NULL,
+	    (const char *const[]){ TP_T, e->name, e->file, "sh", "-c", sc->cmd, NULL }, &o);
+	tp_check(&o, w->code, w->sig, w->out, sc->action == SHELLESC_DENY ? TP_DENIED : "", what);
 	check_request(e, sc);
-	pt_out_free(&o);
+	tp_out_free(&o);
 	ts_end(s, &tp);
 }
 
@@ -182,15 +182,15 @@ ParameterizedTest(size_t *i, preload_entry, unrunnable_not_decided, .timeout = T
 	const struct unrunnable *u = &unrunnables[*i % NU];
 	bool spawn = e->kind == K_SPAWN;
 	char what[128];
-	struct pt_out o;
+	struct tp_out o;
 
 	snprintf(what, sizeof(what), "%s %s", e->name, u->file);
-	s = pt_start(&tp, SHELLESC_DENY, 0);
-	pt_run(s, true, "deny", NULL, NULL,
-	    (const char *const[]){ PT_T, e->name, u->file, "prog", NULL }, &o);
-	pt_check(&o, spawn ? 0 : 99, 0, spawn ? u->spawn_out : u->exec_out, "", what);
+	s = tp_start(&tp, SHELLESC_DENY, 0);
+	tp_run(s, true, "deny", NULL, NULL,
+	    (const char *const[]){ TP_T, e->name, u->file, "prog", NULL }, &o);
+	tp_check(&o, spawn ? 0 : 99, 0, spawn ? u->spawn_out : u->exec_out, "", what);
 	cr_assert_eq(tp.seen, 0, "%s was decided", what);
-	pt_out_free(&o);
+	tp_out_free(&o);
 	ts_end(s, &tp);
 }
 
@@ -250,7 +250,7 @@ make_target(const struct flagcase *f, const char *dir, char *path)
 		return f->file + 1;
 	snprintf(path, PATH_MAX, "%s/%s", dir, f->file);
 	if (f->text)
-		pt_put(dir, f->file, f->text, f->mode);
+		tp_put(dir, f->file, f->text, f->mode);
 	else
 		copy_true(path, f->mode);
 	return f->caps && !give_caps(path) ? NULL : path;
@@ -267,23 +267,23 @@ ParameterizedTest(size_t *i, preload_entry, target_flags, .timeout = TS_TIMEOUT)
 	const struct flagcase *f = &flagcases[*i];
 	char dir[64], path[PATH_MAX];
 	const char *file;
-	struct pt_out o;
+	struct tp_out o;
 
-	s = pt_start(&tp, SHELLESC_RUN, 0);
-	pt_tmpdir(dir);
+	s = tp_start(&tp, SHELLESC_RUN, 0);
+	tp_tmpdir(dir);
 	if ((file = make_target(f, dir, path)) == NULL) {
-		pt_rmtree(dir);
+		tp_rmtree(dir);
 		ts_end(s, &tp);
 		cr_skip_test("cannot set file capabilities here (not root, or no xattrs)");
 	}
-	pt_run(s, true, "run", NULL, NULL, (const char *const[]){ PT_T, "execv", file, file, NULL }, &o);
-	pt_check(&o, f->code, 0, NULL, "", f->name);
+	tp_run(s, true, "run", NULL, NULL, (const char *const[]){ TP_T, "execv", file, file, NULL }, &o);
+	tp_check(&o, f->code, 0, NULL, "", f->name);
 	cr_assert_eq(tp.seen, 1);
 	cr_assert_str_eq(tp.program, file);
 	cr_assert_eq(tp.flags, f->flags | SHELLESC_ASKED_BY_PRELOAD, "%s: flags %#x, expected %#x",
 	    f->name, tp.flags, f->flags | SHELLESC_ASKED_BY_PRELOAD);
-	pt_rmtree(dir);
-	pt_out_free(&o);
+	tp_rmtree(dir);
+	tp_out_free(&o);
 	ts_end(s, &tp);
 }
 
@@ -295,7 +295,7 @@ static const struct memfdcase {
 	const char *out, *err;
 } memfdcases[] = {
 	{ SHELLESC_RUN, 42, "ran\n", "" },
-	{ SHELLESC_DENY, 99, "ret=-1 errno=13\n", PT_DENIED },
+	{ SHELLESC_DENY, 99, "ret=-1 errno=13\n", TP_DENIED },
 	/* the server would have to run its own /proc/self/fd/N: refused */
 	{ SHELLESC_ESCALATE, 99, "ret=-1 errno=13\n", "cannot escalate a program that has no path" },
 };
@@ -309,15 +309,15 @@ ParameterizedTestParameters(preload_entry, fexecve_memfd)
 ParameterizedTest(size_t *i, preload_entry, fexecve_memfd, .timeout = TS_TIMEOUT)
 {
 	const struct memfdcase *m = &memfdcases[*i];
-	struct pt_out o;
+	struct tp_out o;
 
-	s = pt_start(&tp, m->action, 0);
-	pt_run(s, true, pt_action_name(m->action), NULL, NULL, (const char *const[]){ PT_T,
+	s = tp_start(&tp, m->action, 0);
+	tp_run(s, true, tp_action_name(m->action), NULL, NULL, (const char *const[]){ TP_T,
 	    "fexecve-memfd", "/bin/sh", "sh", "-c", "echo ran; exit 42", NULL }, &o);
-	pt_check(&o, m->code, 0, m->out, m->err, pt_action_name(m->action));
+	tp_check(&o, m->code, 0, m->out, m->err, tp_action_name(m->action));
 	cr_assert_eq(tp.seen, 1);
 	cr_assert_str_eq(tp.program, "/proc/self/fd");
-	pt_out_free(&o);
+	tp_out_free(&o);
 	ts_end(s, &tp);
 }
 
@@ -351,15 +351,15 @@ ParameterizedTest(size_t *i, preload_entry, without_a_usable_session, .timeout =
 	bool spawn = *i % 2;
 	char sock[64];
 	char *env[] = { "PATH=/usr/bin:/bin", "LD_PRELOAD=" TEST_PRELOAD, sock, NULL };
-	struct pt_out o;
+	struct tp_out o;
 	struct ts_proc p;
 
-	pt_require_preload();
+	tp_require_preload();
 	snprintf(sock, sizeof(sock), "SHELLESC_ESCALATE_SOCKET=%s", c->sock ? c->sock : "");
 	env[2] = c->sock ? sock : NULL;
 	ts_proc_start(&p, NULL, env, TEST_EXEC_PROBE, TS_V(TEST_EXEC_PROBE,
 	    spawn ? "posix_spawn" : "execv", "/bin/sh", "sh", "-c", "echo ran; exit 42"));
 	o.status = ts_proc_wait(&p, &o.out, NULL, &o.err);
-	pt_check(&o, spawn ? 0 : c->code, 0, spawn ? c->spawn_out : c->out, c->err, c->name);
-	pt_out_free(&o);
+	tp_check(&o, spawn ? 0 : c->code, 0, spawn ? c->spawn_out : c->out, c->err, c->name);
+	tp_out_free(&o);
 }

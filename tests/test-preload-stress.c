@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "preload-helpers.h"
+#include "helpers/preload.h"
 
 /*
  * The issue asks for 2 000 execs; on a 2-core machine the churning threads
@@ -41,8 +41,8 @@ Test(preload_stress, vfork_and_fork_while_threads_malloc, .timeout = STRESS_TIME
 
 	snprintf(count, sizeof(count), "%d", n);
 	snprintf(done, sizeof(done), "done %d\n", n);
-	s = pt_start(&tp, SHELLESC_RUN, 0);
-	env = pt_env(s, true, "run");
+	s = tp_start(&tp, SHELLESC_RUN, 0);
+	env = tp_env(s, true, "run");
 	ts_proc_start(&p, NULL, env, TEST_VFORK_STRESS, TS_V(TEST_VFORK_STRESS, count, "/bin/true"));
 	st = ts_proc_wait_ms(&p, (STRESS_TIMEOUT - 5) * 1000, &out, NULL, &err);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x; stderr: %s", st, err);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test-rules.h"
+#include "helpers/rules.h"
 
 struct syntax_error {
 	const char *text;

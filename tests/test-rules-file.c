@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "helpers.h"
+#include "helpers/base.h"
 #include "shellesc.h"
-#include "test-rules.h"
+#include "helpers/rules.h"
 
 /* Load path into a new set; asserts success. */
 static struct rules *

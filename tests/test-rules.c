@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "rules-int.h"
-#include "shellesc.h"
-#include "test-rules.h"
+#include "helpers/rules.h"
 
 #define D_NONE	RULES_NONE
 #define D_ESC	RULES_ESCALATE
@@ -175,11 +174,11 @@ Test(rules, target_flags_restrict_a_rule)
 	    "decision = \"deny\")\n");
 
 	cr_expect_eq(tr_decide(r, 0, "/bin/ls", NULL), D_RUN);
-	cr_expect_eq(tr_decide(r, SHELLESC_TARGET_STATIC, "/bin/ls", NULL), D_ASK);
-	cr_expect_eq(tr_decide(r, SHELLESC_TARGET_SETID, "/bin/ls", NULL), D_RUN);
+	cr_expect_eq(tr_decide(r, RULES_TARGET_STATIC, "/bin/ls", NULL), D_ASK);
+	cr_expect_eq(tr_decide(r, RULES_TARGET_SETID, "/bin/ls", NULL), D_RUN);
 	cr_expect_eq(tr_decide(r, 0, "/bin/ping", NULL), D_RUN);
-	cr_expect_eq(tr_decide(r, SHELLESC_TARGET_SETID, "/bin/ping", NULL), D_DENY);
-	cr_expect_eq(tr_decide(r, SHELLESC_TARGET_STATIC, "/bin/ping", NULL), D_DENY);
+	cr_expect_eq(tr_decide(r, RULES_TARGET_SETID, "/bin/ping", NULL), D_DENY);
+	cr_expect_eq(tr_decide(r, RULES_TARGET_STATIC, "/bin/ping", NULL), D_DENY);
 	rules_free(r);
 }
 
@@ -191,7 +190,7 @@ Test(rules, target_escalate_outranks_run)
 	    "prefix_rule([\"*\"], target = [\"setid\"], decision = \"escalate\")\n"
 	    "prefix_rule([\"*\"], \"run\")\n"
 	    "prefix_rule([\"passwd\"], \"prompt\")\n");
-	const unsigned setid = SHELLESC_TARGET_SETID;
+	const unsigned setid = RULES_TARGET_SETID;
 
 	cr_expect_eq(tr_decide(r, setid, "/usr/bin/sudo", "id", NULL), D_ESC);
 	cr_expect_eq(tr_decide(r, 0, "/usr/bin/sudo", "id", NULL), D_RUN);

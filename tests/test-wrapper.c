@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "session-helpers.h"
+#include "helpers/base.h"
+#include "helpers/session.h"
 
 static struct tpol tp;
 static struct shellesc_session *s;

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "server.h"	/* resolve_program() */
+#include "path.h"
 
 static void
 cli_check_text(struct cli *c, const char *program, const struct cli_verdict *v)
@@ -64,8 +64,10 @@ cli_check_program(const char *name)
 		return found;
 	if ((cwd = getcwd(NULL, 0)) == NULL)
 		cli_warn("check: the current directory");
-	else if ((abs = resolve_program(found, cwd)) == NULL)
+	else if ((abs = malloc(strlen(cwd) + strlen(found) + 3)) == NULL)
 		cli_warn("check");
+	else
+		path_absolute(abs, strlen(cwd) + strlen(found) + 3, cwd, found);
 	free(cwd);
 	free(found);
 	return abs;

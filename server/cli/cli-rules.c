@@ -143,6 +143,11 @@ cli_rules_dup(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+/* The rules engine has its own target bits; the request's are the same. */
+_Static_assert(RULES_TARGET_STATIC == SHELLESC_TARGET_STATIC, "target bits differ");
+_Static_assert(RULES_TARGET_SETID == SHELLESC_TARGET_SETID, "target bits differ");
+#define CLI_TARGET_MASK	(SHELLESC_TARGET_STATIC | SHELLESC_TARGET_SETID)
+
 void
 cli_rules_decide(struct cli *c, const char *program, char *const *argv,
     unsigned flags, struct cli_verdict *v)
@@ -151,7 +156,7 @@ cli_rules_decide(struct cli *c, const char *program, char *const *argv,
 	struct rules_match m = { .decision = RULES_NONE };
 
 	pthread_rwlock_rdlock(&cr->lk);
-	v->rule = rules_decide(cr->r, program, argv, flags, &m);
+	v->rule = rules_decide(cr->r, program, argv, flags & CLI_TARGET_MASK, &m);
 	v->source = v->rule == RULES_NONE ? NULL : cli_rules_dup(m.source);
 	v->justification = v->rule == RULES_NONE ? NULL : cli_rules_dup(m.justification);
 	pthread_rwlock_unlock(&cr->lk);

@@ -9,73 +9,73 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "session-helpers.h"
+#include "helpers/session.h"
 
-#define PT_REASON "not now"
-#define PT_DENIED "shellesc: execution denied: " PT_REASON "\n"
+#define TP_REASON "not now"
+#define TP_DENIED "shellesc: execution denied: " TP_REASON "\n"
 
 /* "@T" in test strings: the exec-probe program (tests/exec-probe.c). */
-#define PT_T "@T"
+#define TP_T "@T"
 
 /* Skip the test, saying why, where the preload cannot be loaded (sanitizer builds). */
-void pt_require_preload(void);
+void tp_require_preload(void);
 
 /*
  * Start a session for tp whose callers get the build tree's preload;
  * intercept adds SHELLESC_INTERCEPT_* bits (0: preload only).  The policy
  * answers action unless the request's TEST_ACTION says otherwise, and
- * denies with PT_REASON.
+ * denies with TP_REASON.
  */
-struct shellesc_session *pt_start(struct tpol *tp, enum shellesc_action action,
+struct shellesc_session *tp_start(struct tpol *tp, enum shellesc_action action,
     unsigned intercept);
 
 /* TEST_ACTION's value for a. */
-const char *pt_action_name(enum shellesc_action a);
+const char *tp_action_name(enum shellesc_action a);
 
 /* How a child ended and what it wrote. */
-struct pt_out {
+struct tp_out {
 	int status;
 	char *out, *err;
 };
 
 /*
  * A caller's environment: the session's overlay, PATH, TEST_ACTION=action,
- * PT_TARGET=<exec-probe> and PT_SOCK=<the session socket's number>.  With
+ * TP_TARGET=<exec-probe> and TP_SOCK=<the session socket's number>.  With
  * preload false it is the same but for LD_PRELOAD (the baseline).  Free
  * with shellesc_env_free().
  */
-char **pt_env(struct shellesc_session *s, bool preload, const char *action);
+char **tp_env(struct shellesc_session *s, bool preload, const char *action);
 
 /*
  * Run argv (argv[0] is the path; "@T" is replaced anywhere in it) in cwd
- * (NULL: ours) with in (NULL: nothing) on stdin, in pt_env(s, preload,
+ * (NULL: ours) with in (NULL: nothing) on stdin, in tp_env(s, preload,
  * action).
  */
-void pt_run(struct shellesc_session *s, bool preload, const char *action,
-    const char *cwd, const char *in, const char *const argv[], struct pt_out *o);
-void pt_out_free(struct pt_out *o);
+void tp_run(struct shellesc_session *s, bool preload, const char *action,
+    const char *cwd, const char *in, const char *const argv[], struct tp_out *o);
+void tp_out_free(struct tp_out *o);
 
 /*
  * Assert how o ended (sig > 0: killed by sig, else exit code), its exact
  * stdout (NULL: not checked) and its stderr: err_has must be in it ("":
  * stderr must be empty; NULL: not checked).  what names the case.
  */
-void pt_check(const struct pt_out *o, int code, int sig, const char *out,
+void tp_check(const struct tp_out *o, int code, int sig, const char *out,
     const char *err_has, const char *what);
 
 /* A malloc'd copy of s with every "@T" replaced. */
-char *pt_subst(const char *s);
+char *tp_subst(const char *s);
 
 /* Whether path is an ELF executable without PT_INTERP (no preload can load into it). */
-bool pt_is_static(const char *path);
+bool tp_is_static(const char *path);
 
 /* Skip the test, saying why, unless path is an installed, dynamically linked program. */
-void pt_need(const char *path);
+void tp_need(const char *path);
 
 /* A fresh directory under /tmp (dir: a buffer of at least 64 bytes), and its removal. */
-void pt_tmpdir(char *dir);
-void pt_rmtree(const char *dir);
+void tp_tmpdir(char *dir);
+void tp_rmtree(const char *dir);
 /* dir/name with text and mode (text NULL: a directory). */
-void pt_put(const char *dir, const char *name, const char *text, mode_t mode);
+void tp_put(const char *dir, const char *name, const char *text, mode_t mode);
 
 #endif

@@ -37,6 +37,11 @@ struct rules_match {
 	const char *source;		/* "FILE:LINE" of the deciding rule */
 };
 
+/* What a rule's target = [...] names: the caller maps the facts it has about
+ * the program onto these bits (the shellesc command: SHELLESC_TARGET_*). */
+#define RULES_TARGET_STATIC	0x1	/* "static": statically linked */
+#define RULES_TARGET_SETID	0x2	/* "setid": set-uid/gid or file capabilities */
+
 /* A new, empty set (NULL when out of memory); rules_free(NULL) does nothing. */
 struct rules *rules_new(void);
 void rules_free(struct rules *r);
@@ -56,7 +61,7 @@ size_t rules_count(const struct rules *r);
 /*
  * Decide a command: program is the absolute path that will run, argv the
  * command's argv (argv[0] is ignored: program takes its place), flags the
- * SHELLESC_TARGET_* bits of the request.  Returns the decision (RULES_NONE
+ * RULES_TARGET_* bits of the program.  Returns the decision (RULES_NONE
  * when nothing matched) and, when m is not NULL, what decided it; m's
  * strings belong to r.  A NULL or empty program, or a NULL r, match
  * nothing; a NULL argv is a command without arguments.  A program without

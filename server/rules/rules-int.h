@@ -110,7 +110,7 @@ struct rules_rule {
 	const struct rules_elem *pat;	/* pat[0]: program names, paths or "*" */
 	size_t npat;			/* >= 1 */
 	enum rules_decision decision;
-	unsigned target;		/* SHELLESC_TARGET_* mask; 0: any target */
+	unsigned target;		/* RULES_TARGET_* mask; 0: any target */
 	const char *justification;	/* NULL: none */
 	const char *source;		/* "FILE:LINE" */
 	size_t seq;			/* load order, breaks ties */
@@ -289,8 +289,6 @@ void rules_call_free(struct rules_call *c);
  * words are arena strings pushed onto words.  0, or -1 with *why set. */
 int rules_split(struct rules_arena *a, const char *s, struct rules_vec *words,
     const char **why);
-/* Drop empty and "." components of an absolute path, in place. */
-void rules_path_clean(char *path);
 /* path with a leading "~/" replaced by $HOME, in the arena; NULL when HOME
  * is unset or relative (*why set) or out of memory (*why NULL). */
 char *rules_path_expand(struct rules_arena *a, const char *path,

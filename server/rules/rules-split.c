@@ -119,29 +119,6 @@ rules_split(struct rules_arena *a, const char *s, struct rules_vec *words,
 	return r;
 }
 
-/* As the server resolves a program (resolve.c), so rule paths compare
- * equal to it: no ".." processing, which symlinks would make wrong. */
-void
-rules_path_clean(char *path)
-{
-	const char *s = path;
-	size_t o = 0, len;
-
-	while (*s != '\0') {
-		s += strspn(s, "/");
-		len = strcspn(s, "/");
-		if (len > 0 && !(len == 1 && s[0] == '.')) {
-			path[o++] = '/';
-			memmove(path + o, s, len);
-			o += len;
-		}
-		s += len;
-	}
-	if (o == 0)
-		path[o++] = '/';
-	path[o] = '\0';
-}
-
 char *
 rules_path_expand(struct rules_arena *a, const char *path, const char **why)
 {

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "session-helpers.h"
-#include "test-load.h"
+#include "helpers/session.h"
+#include "helpers/load.h"
 
 static void
 tl_policy(void *arg, struct shellesc_request *req)
@@ -46,7 +46,7 @@ tl_start(struct tl_pol *pol, unsigned intercept, int request_timeout_ms)
 {
 	struct shellesc_config cfg = { .policy = tl_policy, .policy_arg = pol,
 	    .ended = tl_ended, .ended_arg = pol, .intercept = intercept,
-	    .wrapper_path = TEST_WRAPPER, .preload_path = TEST_LOAD_PRELOAD,
+	    .wrapper_path = TEST_WRAPPER, .preload_path = TEST_PRELOAD,
 	    .request_timeout_ms = request_timeout_ms, .kill_grace_ms = 500 };
 	struct shellesc_session *s = NULL;
 	int r = shellesc_session_start(&cfg, &s);

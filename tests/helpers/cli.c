@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli-helpers.h"
-#include "helpers.h"
-#include "test-rules.h"
+#include "helpers/cli.h"
+#include "helpers/base.h"
+#include "helpers/rules.h"
 
 extern char **environ;
 
@@ -38,7 +38,7 @@ tc_init(struct tc *t, const char *rules)
 		t->env[n++] = t->owned[i];
 	t->env[n++] = "PATH=/usr/bin:/bin";
 	t->env[n++] = "SHELLESC_WRAPPER=" TEST_WRAPPER;
-	t->env[n++] = "SHELLESC_PRELOAD=" TEST_CLI_PRELOAD;
+	t->env[n++] = "SHELLESC_PRELOAD=" TEST_PRELOAD;
 	for (char **v = environ; *v; v++)
 		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
 			if (strncmp(*v, keep[i], strlen(keep[i])) == 0)

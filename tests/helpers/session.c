@@ -13,9 +13,9 @@
 #include "err.h"
 #include "frame.h"
 #include "handshake.h"
-#include "helpers.h"
+#include "helpers/base.h"
 #include "msg.h"
-#include "session-helpers.h"
+#include "helpers/session.h"
 
 /* --- the policy --------------------------------------------------------- */
 

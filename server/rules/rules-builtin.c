@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "path.h"
 #include "rules-int.h"
-#include "shellesc.h"
 
 struct rules_call {
 	struct rules_pos pos;		/* the function's name */
@@ -48,7 +48,7 @@ builtin_path(struct rules_parser *p, const char **s,
 	if (x[0] != '/')
 		return rules_fail(&p->lx, pos, "%s: path \"%.100s\" is not "
 		    "absolute", what, *s);
-	rules_path_clean(x);
+	path_clean(x);
 	*s = x;
 	return 0;
 }
@@ -152,8 +152,8 @@ static int
 prefix_target(struct rules_parser *p, struct rules_call *c)
 {
 	static const struct { const char *name; unsigned bit; } targets[] = {
-		{ "static", SHELLESC_TARGET_STATIC },
-		{ "setid", SHELLESC_TARGET_SETID },
+		{ "static", RULES_TARGET_STATIC },
+		{ "setid", RULES_TARGET_SETID },
 	};
 	struct rules_pos at = p->tok.pos, *pos;
 	const char *const *v;
@@ -213,7 +213,7 @@ example_program(struct rules_parser *p, struct rules_example *ex,
 		return why == NULL ? rules_fail(&p->lx, &ex->pos, "out of memory") :
 		    rules_fail(&p->lx, &ex->pos, "%s: %s", what, why);
 	if (x[0] == '/')
-		rules_path_clean(x);
+		path_clean(x);
 	tok[0] = x;
 	return 0;
 }

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "test-rules.h"
+#include "helpers/rules.h"
 
 void
 tr_add(struct rules *r, const char *text)

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "session-helpers.h"
+#include "helpers/base.h"
+#include "helpers/session.h"
 
 extern char **environ;
 

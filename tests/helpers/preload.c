@@ -12,11 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "preload-helpers.h"
+#include "helpers/base.h"
+#include "helpers/preload.h"
 
 void
-pt_require_preload(void)
+tp_require_preload(void)
 {
 #ifdef TEST_SANITIZERS
 	cr_skip_test("sanitizer build: libshellesc_preload.so links ASan-instrumented code, "
@@ -26,7 +26,7 @@ pt_require_preload(void)
 }
 
 bool
-pt_is_static(const char *path)
+tp_is_static(const char *path)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
@@ -47,30 +47,30 @@ pt_is_static(const char *path)
 }
 
 void
-pt_need(const char *path)
+tp_need(const char *path)
 {
-	if (strcmp(path, PT_T) == 0)
+	if (strcmp(path, TP_T) == 0)
 		return;
 	if (access(path, X_OK) != 0)
 		cr_skip_test("%s is not installed (./bootstrap installs it)", path);
-	if (pt_is_static(path))
+	if (tp_is_static(path))
 		cr_skip_test("%s is statically linked: no preload loads into it", path);
 }
 
 struct shellesc_session *
-pt_start(struct tpol *tp, enum shellesc_action action, unsigned intercept)
+tp_start(struct tpol *tp, enum shellesc_action action, unsigned intercept)
 {
 	struct shellesc_config cfg = { .intercept = SHELLESC_INTERCEPT_PRELOAD | intercept,
 	    .preload_path = TEST_PRELOAD };
 
-	pt_require_preload();
+	tp_require_preload();
 	tp->action = action;
-	tp->reason = PT_REASON;
+	tp->reason = TP_REASON;
 	return ts_start(tp, &cfg);
 }
 
 const char *
-pt_action_name(enum shellesc_action a)
+tp_action_name(enum shellesc_action a)
 {
 	static const char *const names[] = { "run", "escalate", "deny" };
 
@@ -78,14 +78,14 @@ pt_action_name(enum shellesc_action a)
 }
 
 char *
-pt_subst(const char *s)
+tp_subst(const char *s)
 {
 	size_t n = strlen(TEST_EXEC_PROBE), k = 0;
 	char *buf = malloc(strlen(s) * n + 1);
 
 	cr_assert_not_null(buf);
 	for (; *s; s++) {
-		bool at = strncmp(s, PT_T, 2) == 0;
+		bool at = strncmp(s, TP_T, 2) == 0;
 
 		memcpy(buf + k, at ? TEST_EXEC_PROBE : s, at ? n : 1);
 		k += at ? n : 1;
@@ -96,14 +96,14 @@ pt_subst(const char *s)
 }
 
 char **
-pt_env(struct shellesc_session *s, bool preload, const char *action)
+tp_env(struct shellesc_session *s, bool preload, const char *action)
 {
 	char act[64], sock[64], **env;
 	size_t i = 0, k = 0;
 
 	snprintf(act, sizeof(act), "TEST_ACTION=%s", action);
-	snprintf(sock, sizeof(sock), "PT_SOCK=%d", shellesc_session_client_fd(s));
-	env = ts_env(s, act, "PT_TARGET=" TEST_EXEC_PROBE, sock, NULL);
+	snprintf(sock, sizeof(sock), "TP_SOCK=%d", shellesc_session_client_fd(s));
+	env = ts_env(s, act, "TP_TARGET=" TEST_EXEC_PROBE, sock, NULL);
 	for (; env[i]; i++)
 		if (!preload && strncmp(env[i], "LD_PRELOAD=", 11) == 0)
 			free(env[i]);
@@ -114,16 +114,16 @@ pt_env(struct shellesc_session *s, bool preload, const char *action)
 }
 
 void
-pt_run(struct shellesc_session *s, bool preload, const char *action,
-    const char *cwd, const char *in, const char *const argv[], struct pt_out *o)
+tp_run(struct shellesc_session *s, bool preload, const char *action,
+    const char *cwd, const char *in, const char *const argv[], struct tp_out *o)
 {
-	char **env = pt_env(s, preload, action), *v[32];
+	char **env = tp_env(s, preload, action), *v[32];
 	struct ts_proc p;
 	size_t n = 0;
 
 	for (; argv[n]; n++) {
 		cr_assert_lt(n, 31);
-		v[n] = pt_subst(argv[n]);
+		v[n] = tp_subst(argv[n]);
 	}
 	v[n] = NULL;
 	ts_proc_start(&p, cwd, env, v[0], v);
@@ -136,7 +136,7 @@ pt_run(struct shellesc_session *s, bool preload, const char *action,
 }
 
 void
-pt_out_free(struct pt_out *o)
+tp_out_free(struct tp_out *o)
 {
 	free(o->out);
 	free(o->err);
@@ -144,7 +144,7 @@ pt_out_free(struct pt_out *o)
 }
 
 void
-pt_check(const struct pt_out *o, int code, int sig, const char *out,
+tp_check(const struct tp_out *o, int code, int sig, const char *out,
     const char *err_has, const char *what)
 {
 	int st = o->status;
@@ -165,26 +165,26 @@ pt_check(const struct pt_out *o, int code, int sig, const char *out,
 }
 
 void
-pt_tmpdir(char *dir)
+tp_tmpdir(char *dir)
 {
 	strcpy(dir, "/tmp/shellesc-preload-XXXXXX");
 	cr_assert_not_null(mkdtemp(dir));
 }
 
 static int
-pt_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+tp_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	return remove(path);
 }
 
 void
-pt_rmtree(const char *dir)
+tp_rmtree(const char *dir)
 {
-	nftw(dir, pt_rm, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(dir, tp_rm, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 void
-pt_put(const char *dir, const char *name, const char *text, mode_t mode)
+tp_put(const char *dir, const char *name, const char *text, mode_t mode)
 {
 	char path[4096];
 	FILE *f;

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,38 +17,36 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "path.h"
 
-/* PROGRAM's path as execvp(3) would find it (no '/': a PATH search). */
+/* What execve(2) would say of candidate, without running it: 0 for an
+ * executable regular file (copied into arg, PATH_MAX bytes), else the
+ * errno it would fail with. */
+static int
+cli_path_try(const char *candidate, void *arg)
+{
+	struct stat st;
+
+	if (stat(candidate, &st) != 0)
+		return errno;
+	if (!S_ISREG(st.st_mode) || access(candidate, X_OK) != 0)
+		return EACCES;
+	return strlcpy(arg, candidate, PATH_MAX) < PATH_MAX ? 0 : ENAMETOOLONG;
+}
+
+/* PROGRAM's path as execvp(3) would find it, by the preload's own search
+ * (common/path.c): the same PATH, the same default, the same errors. */
 char *
 cli_path_search(const char *name)
 {
-	const char *path = getenv("PATH");
-	int err = ENOENT;
+	char found[PATH_MAX];
+	int e = path_search(getenv("PATH"), name, cli_path_try, found);
 
-	if (strchr(name, '/') != NULL)
-		return strdup(name);
-	if (path == NULL)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (const char *p = path;; p++) {
-		const char *end = strchrnul(p, ':');
-		char *cand = NULL;
-		struct stat st;
-
-		/* an empty entry is the current directory, as for execvp */
-		if (asprintf(&cand, "%.*s%s%s", (int)(end - p), p, end == p ? "" : "/", name) < 0)
-			return NULL;
-		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
-			if (access(cand, X_OK) == 0)
-				return cand;
-			err = EACCES;
-		}
-		free(cand);
-		if (*end == '\0')
-			break;
-		p = end;
+	if (e != 0) {
+		errno = e;
+		return NULL;
 	}
-	errno = err;
-	return NULL;
+	return strdup(found);
 }
 
 static int

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "rules.h"
+#include <rules.h>	/* the engine's (server/rules), not this file */
 
 /* A set with text loaded (named "t"); asserts that it loads. */
 struct rules *tr_load(const char *text);

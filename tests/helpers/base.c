@@ -27,7 +27,7 @@
 
 #include "err.h"
 #include "frame.h"
-#include "helpers.h"
+#include "helpers/base.h"
 #include "msg.h"
 
 static bool

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "path.h"
 #include "rules-int.h"
 
 #define RULES_TMP_TRIES		100
@@ -85,7 +86,7 @@ write_prepare(char *const *tokens, size_t n, enum rules_decision d,
 		return -ENOMEM;
 	}
 	if (toks[0][0] == '/')
-		rules_path_clean(toks[0]);
+		path_clean(toks[0]);
 	for (size_t i = 1; i < n; i++)
 		toks[i] = tokens[i];
 	*out = toks;

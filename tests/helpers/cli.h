@@ -13,7 +13,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "session-helpers.h"
+#include "helpers/session.h"
 
 #define TC_TIMEOUT 60
 
@@ -75,8 +75,8 @@ int tc_run_pty(struct tc *t, struct tc_res *r, const char *const answers[],
 	TC_SKIP(t, r, "a sanitizer build's preload cannot load into stock bash (docs/preload.md)")
 #else
 #define TC_NEED_PRELOAD(t, r) do {					\
-	if (access(TEST_CLI_PRELOAD, R_OK) != 0)				\
-		TC_SKIP(t, r, "the preload library is not built (%s)", TEST_CLI_PRELOAD); \
+	if (access(TEST_PRELOAD, R_OK) != 0)				\
+		TC_SKIP(t, r, "the preload library is not built (%s)", TEST_PRELOAD); \
 } while (0)
 #endif
 

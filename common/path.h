@@ -1,0 +1,47 @@
+/*
+ * path.h: the two path rules every part applies the same way, so that what
+ * one part decides on is what another part runs.  Malloc-free and
+ * async-signal-safe: the preload calls them in vfork children.
+ *
+ * Errors: path_search returns 0 or a positive errno value, as the try
+ * callback and execve(2) do; the others cannot fail but by length.
+ */
+#ifndef SHELLESC_PATH_H
+#define SHELLESC_PATH_H
+
+#include <stddef.h>
+
+/* PATH when the environment has none: glibc's confstr(_CS_PATH). */
+#define PATH_DEFAULT	"/bin:/usr/bin"
+
+/*
+ * Clean path in place, lexically: repeated '/' and "." components go, a
+ * trailing '/' goes; an absolute path stays absolute ("/" at least), a
+ * relative one relative ("." at least).  ".." is kept: with symlinks, "a/../b" is not "b", and the
+ * path decided on must name what the kernel would execute.  No "~".
+ */
+void path_clean(char *path);
+
+/*
+ * The absolute, cleaned form of file (taken relative to cwd unless it
+ * starts with '/') written into out[size].  Returns its length, or 0 when
+ * it does not fit (out then holds "").  size >= strlen(cwd) +
+ * strlen(file) + 3 always suffices.
+ */
+size_t path_absolute(char *out, size_t size, const char *cwd, const char *file);
+
+/*
+ * Search for file as glibc's execvp(), execvpe() and posix_spawnp() do:
+ * file containing '/' is tried as it is; otherwise each entry of path (a
+ * PATH value; NULL means PATH_DEFAULT) in turn, an empty entry meaning the
+ * current directory, entries too long for PATH_MAX skipped.  try(candidate,
+ * arg) returns 0 (found: stop) or an errno value; the search goes on past
+ * EACCES, ENOENT, ENOTDIR, ESTALE, ENODEV and ETIMEDOUT, and ends at any
+ * other.  Returns 0, or the errno the search ended with (EACCES when some
+ * candidate gave EACCES and none succeeded; ENOENT for an empty file,
+ * ENAMETOOLONG for one longer than NAME_MAX).
+ */
+int path_search(const char *path, const char *file,
+    int (*try)(const char *candidate, void *arg), void *arg);
+
+#endif /* SHELLESC_PATH_H */
