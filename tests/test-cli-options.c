@@ -46,11 +46,11 @@ Test(cli_options, help_matches_the_manual, .timeout = TC_TIMEOUT)
 {
 	char *man = NULL, *plain;
 	size_t len = 0;
-	FILE *f = fopen(TEST_CLI_SRCDIR "/man/shellesc.1", "r");
+	FILE *f = fopen(TEST_MAN_SHELLESC, "r");
 	struct tc t;
 	struct tc_res r;
 
-	cr_assert(f != NULL && getdelim(&man, &len, '\0', f) > 0, "no man/shellesc.1");
+	cr_assert(f != NULL && getdelim(&man, &len, '\0', f) > 0, "no %s", TEST_MAN_SHELLESC);
 	fclose(f);
 
 	/* roff writes "--" as "\-\-" */

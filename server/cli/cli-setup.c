@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "path.h"
+#include "proto.h"
 
 /* What execve(2) would say of candidate, without running it: 0 for an
  * executable regular file (copied into arg, PATH_MAX bytes), else the
@@ -102,7 +103,7 @@ cli_setup_sandbox(struct cli *c)
 static int
 cli_setup_parts(struct cli *c, struct shellesc_config *cfg)
 {
-	const char *w = getenv(CLI_ENV_WRAPPER), *p = getenv(CLI_ENV_PRELOAD);
+	const char *w = getenv(SHELLESC_ENV_PROXY_PATH), *p = getenv(CLI_ENV_PRELOAD);
 
 	cfg->intercept = c->o.intercept;
 	cfg->wrapper_path = w && *w ? w : SHELLESC_WRAPPER_PATH;

@@ -37,7 +37,7 @@ tc_init(struct tc *t, const char *rules)
 	for (size_t i = 0; i < k; i++)
 		t->env[n++] = t->owned[i];
 	t->env[n++] = "PATH=/usr/bin:/bin";
-	t->env[n++] = "SHELLESC_WRAPPER=" TEST_WRAPPER;
+	t->env[n++] = SHELLESC_ENV_PROXY_PATH "=" TEST_WRAPPER;
 	t->env[n++] = "SHELLESC_PRELOAD=" TEST_PRELOAD;
 	for (char **v = environ; *v; v++)
 		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
