@@ -1,7 +1,7 @@
 /*
  * test-server.c: suite server -- the session API with real shells, real
- * sockets and real escalated processes (the reference's server tests and
- * the session-level ones of issue 3).
+ * sockets and real escalated processes (the reference's server tests, then
+ * the session's own: environment overlay, exec, scrubbing, lifetimes).
  */
 #include "config.h"
 
