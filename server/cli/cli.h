@@ -31,7 +31,8 @@
 #define CLI_EXIT_NOTFOUND	127	/* PROGRAM not found */
 
 /* Overrides of the compiled-in paths, for running from the build tree:
- * SHELLESC_ENV_PROXY_PATH (common/proto.h) for the wrapper, and: */
+ * this one for the preload library, SHELLESC_ENV_PROXY_PATH (proto.h) for
+ * the wrapper. */
 #define CLI_ENV_PRELOAD		"SHELLESC_PRELOAD"
 /* Set by "exec --sandbox landlock" for its own re-execution (cli-exec.c). */
 #define CLI_ENV_SANDBOX		"SHELLESC_SANDBOX_SHELL"
