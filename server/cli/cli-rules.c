@@ -245,13 +245,14 @@ int
 cli_rules_always(struct cli *c, const char *program, char *const *argv)
 {
 	struct cli_rules *cr = c->rules;
+	struct rules_error err = { .msg = "out of memory" };
 	size_t n;
 	char **tokens = cli_rules_tokens(program, argv, &n);
-	int r = tokens ? rules_append_prefix_rule(cr->user, tokens, n, RULES_ESCALATE) : -ENOMEM;
+	int r = tokens ? rules_append_prefix_rule(cr->user, tokens, n, RULES_ESCALATE, &err) : -1;
 
 	free(tokens);
 	if (r != 0) {
-		cli_warnx("cannot add a rule to %s: %s", cr->user, strerror(-r));
+		cli_warnx("cannot add a rule to %s: %s", cr->user, err.msg);
 		return -1;
 	}
 	cli_debug(c, 1, "added a rule to %s", cr->user);
