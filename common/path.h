@@ -3,8 +3,10 @@
  * one part decides on is what another part runs.  Malloc-free and
  * async-signal-safe: the preload calls them in vfork children.
  *
- * Errors: path_search returns 0 or a positive errno value, as the try
- * callback and execve(2) do; the others cannot fail but by length.
+ * Results: path_search returns 0 or the positive errno value an exec of
+ * file would fail with, as execvp(3) reports it in errno: that value is
+ * what the search found out, not a failure of the search (common/'s own
+ * failures are SE_ERR_* codes, err.h).  The others cannot fail but by length.
  */
 #ifndef SHELLESC_PATH_H
 #define SHELLESC_PATH_H
@@ -35,11 +37,13 @@ size_t path_absolute(char *out, size_t size, const char *cwd, const char *file);
  * file containing '/' is tried as it is; otherwise each entry of path (a
  * PATH value; NULL means PATH_DEFAULT) in turn, an empty entry meaning the
  * current directory, entries too long for PATH_MAX skipped.  try(candidate,
- * arg) returns 0 (found: stop) or an errno value; the search goes on past
- * EACCES, ENOENT, ENOTDIR, ESTALE, ENODEV and ETIMEDOUT, and ends at any
- * other.  Returns 0, or the errno the search ended with (EACCES when some
- * candidate gave EACCES and none succeeded; ENOENT for an empty file,
- * ENAMETOOLONG for one longer than NAME_MAX).
+ * arg) returns 0 to end the search (the candidate was taken, or the caller
+ * stops there for a reason it keeps in arg) or the errno value that
+ * candidate fails with; the search goes on past EACCES, ENOENT, ENOTDIR,
+ * ESTALE, ENODEV and ETIMEDOUT, and ends at any other.  Returns 0, or the
+ * errno the search ended with (EACCES when some candidate gave EACCES and
+ * none succeeded; ENOENT for an empty file, ENAMETOOLONG for one longer
+ * than NAME_MAX).
  */
 int path_search(const char *path, const char *file,
     int (*try)(const char *candidate, void *arg), void *arg);
