@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-json.h"
 
 struct cli_audit {
 	pthread_mutex_t mu;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-json.h"
 
 extern char **environ;
 
@@ -184,11 +185,9 @@ cli_exec_sandboxed(int argc, char **argv, const char *spec)
 	    (ruleset = cli_landlock_ruleset(&x.writable, x.no_network)) >= 0) {
 		char *const shargv[] = { x.shell, argv[1], argv[2], NULL };
 
-		int e;
-
 		unsetenv(CLI_ENV_SANDBOX);
-		if ((e = cli_landlock_enter(ruleset)) != 0)
-			cli_warnx("cannot enter the Landlock sandbox: %s", strerror(-e));
+		if (cli_landlock_enter(ruleset) != 0)
+			cli_warn("cannot enter the Landlock sandbox");
 		else {
 			/* the raw system call: a preload library in our
 			 * environment would otherwise ask the session about
