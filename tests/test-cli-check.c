@@ -16,31 +16,16 @@ static const char rules[] =
     "prefix_rule(pattern=[\"rm\", \"-rf\"], decision=\"forbidden\", justification=\"no rm -rf\")\n"
     "prefix_rule(pattern=[\"cp\", \"-r\"], decision=\"prompt\")\n";
 
-static struct tc t;
-static struct tc_res r;
-static json_t *j;
+TC_SUITE(cli_check, rules);
 
-static void
-setup(void)
-{
-	tc_init(&t, rules);
-}
-
-static void
-teardown(void)
-{
-	json_decref(j);
-	tc_fini(&t, &r);
-}
-
-TestSuite(cli_check, .init = setup, .fini = teardown, .timeout = TC_TIMEOUT);
+static json_t *j;	/* check --json's answer (t holds it) */
 
 static void
 check_json(char *const args[])
 {
 	tc_run(&t, &r, NULL, args);
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
-	j = tc_json(r.out);
+	j = tc_json(&t, r.out);
 }
 
 Test(cli_check, json_deny)
