@@ -3,10 +3,11 @@
  * one part decides on is what another part runs.  Malloc-free and
  * async-signal-safe: the preload calls them in vfork children.
  *
- * Results: path_search returns 0 or the positive errno value an exec of
- * file would fail with, as execvp(3) reports it in errno: that value is
- * what the search found out, not a failure of the search (common/'s own
- * failures are SE_ERR_* codes, err.h).  The others cannot fail but by length.
+ * Results: path_executable and path_search return 0 or the positive errno
+ * value an exec would fail with, as execve(2) and execvp(3) report it in
+ * errno: that value is what they found out, not a failure of theirs
+ * (common/'s own failures are SE_ERR_* codes, err.h).  The others cannot
+ * fail but by length.
  */
 #ifndef SHELLESC_PATH_H
 #define SHELLESC_PATH_H
@@ -31,6 +32,16 @@ void path_clean(char *path);
  * strlen(file) + 3 always suffices.
  */
 size_t path_absolute(char *out, size_t size, const char *cwd, const char *file);
+
+/*
+ * What execve(2) of path would say before it loads anything, found out
+ * without running it: 0 for a regular file this process may execute
+ * (faccessat with AT_EACCESS, as the kernel checks), else the errno value
+ * (EACCES for anything but a regular file).  The preload asks the server
+ * only about a candidate that passes; shellesc check names the first one
+ * that passes.
+ */
+int path_executable(const char *path);
 
 /*
  * Search for file as glibc's execvp(), execvpe() and posix_spawnp() do:

@@ -128,12 +128,6 @@ void pl_env_free(char **env, char *const envp[]);
 int pl_exec_decided(const char *path, char *const argv[], char *const envp[],
     enum pl_verdict v, int stream);
 
-/*
- * What execve would say without running anything (shim.c): 0 for an
- * executable regular file, the only kind worth a decision, else an errno.
- */
-int pl_precheck(const char *path);
-
 /* --- path.c: PATH search exactly as glibc's execvpe/posix_spawnp --- */
 /* path_search (common/path.h) over the PATH of the caller's environ. */
 int pl_path_search(const char *file, int (*try)(const char *, void *), void *arg);

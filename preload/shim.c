@@ -10,33 +10,14 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "client.h"
+#include "path.h"
 #include "preload.h"
 #include "script.h"
 
 extern char **environ;
-
-/*
- * What execve would say without running anything: only an executable
- * regular file is worth a decision.  Refusing here, rather than letting the
- * real execve fail, leaves no window for a file to appear undecided.
- */
-int
-pl_precheck(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) != 0)
-		return errno;
-	if (!S_ISREG(st.st_mode))
-		return EACCES;
-	if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) != 0)
-		return errno;
-	return 0;
-}
 
 /* One exec attempt of the exec family, tried on each candidate. */
 struct pl_try {
@@ -68,7 +49,10 @@ pl_try_exec(const char *path, void *arg)
 	enum pl_verdict v;
 	int stream = -1, e;
 
-	if (pl.active && (e = pl_precheck(path)) != 0)
+	/* Only an executable regular file is worth a decision; refusing the
+	 * others here, rather than letting the real execve fail, leaves no
+	 * window for a file to appear undecided. */
+	if (pl.active && (e = path_executable(path)) != 0)
 		return e;
 	v = pl_decide(path, t->argv, t->envp, &stream);
 	if (v == PL_DENY || v == PL_FAIL) {
@@ -220,7 +204,7 @@ pl_exec_fd(const char *path, bool named, int dirfd, const char *rel,
 	enum pl_verdict v;
 	char **env;
 
-	if (named && (e = pl_precheck(path)) != 0)
+	if (named && (e = path_executable(path)) != 0)
 		return e;
 	v = pl_decide(path, argv, envp, &stream);
 	if (v == PL_ESCALATE && !named) {

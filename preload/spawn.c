@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "path.h"
 #include "preload.h"
 
 extern char **environ;
@@ -65,7 +66,7 @@ pl_spawn_one(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 	char **env;
 
 	/* As for an exec: no decision about what could not run anyway. */
-	if (pl.active && (r = pl_precheck(path)) != 0)
+	if (pl.active && (r = path_executable(path)) != 0)
 		return r;
 	v = pl_decide(path, argv, envp, &stream);
 	if ((*refused = v == PL_DENY || v == PL_FAIL))
