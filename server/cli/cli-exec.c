@@ -40,12 +40,12 @@ cli_exec_sandbox_env(struct cli *c, const char *shell, char **entry)
 	*entry = NULL;
 	while (environ[n])
 		n++;
-	if (spec == NULL || asprintf(entry, "%s=%s", CLI_ENV_SANDBOX, spec) < 0 ||
-	    (env = calloc(n + 2, sizeof(char *))) == NULL) {
-		free(spec);
-		return NULL;
-	}
+	/* asprintf leaves *entry undefined when it fails: the caller frees it */
+	if (spec != NULL && asprintf(entry, "%s=%s", CLI_ENV_SANDBOX, spec) < 0)
+		*entry = NULL;
 	free(spec);
+	if (*entry == NULL || (env = calloc(n + 2, sizeof(char *))) == NULL)
+		return NULL;
 	memcpy(env, environ, n * sizeof(char *));
 	env[n] = *entry;
 	return env;
