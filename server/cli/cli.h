@@ -9,8 +9,12 @@
  * terminal (cli-tty.c) or an approver command (cli-approver.c) one request
  * at a time while the loop keeps deciding other requests.
  *
- * Errors: functions print what was wrong (cli_warnx) and return -1; only
- * main() exits.
+ * Errors: functions print what was wrong (cli_warn, cli_warnx) and return
+ * -1, or NULL; only main() exits.  The exceptions say so below: code
+ * between fork and exec (-1 with errno, no message), cli_path_search (NULL
+ * with errno: its callers word the message), and the answers to a request
+ * (a failure is its deny, the text in the verdict's reason).
+ * docs/architecture.md has every layer's idiom.
  */
 #ifndef SHELLESC_CLI_H
 #define SHELLESC_CLI_H
