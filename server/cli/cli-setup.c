@@ -68,16 +68,18 @@ cli_setup_writable(struct cli *c)
 		cli_warn("the current directory");
 		return -1;
 	}
-	if (asprintf(&c->tmpdir, "%s/shellesc.XXXXXX", base && *base ? base : "/tmp") < 0)
+	if (asprintf(&c->tmpdir, "%s/shellesc.XXXXXX", base && *base ? base : "/tmp") < 0) {
 		c->tmpdir = NULL;
-	else if (mkdtemp(c->tmpdir) == NULL) {
+		cli_oom();
+	} else if (mkdtemp(c->tmpdir) == NULL) {
 		cli_warn("cannot make a private temporary directory %s", c->tmpdir);
 		free(c->tmpdir);
 		c->tmpdir = NULL;
 	} else if (cli_strv_add(&c->o.writable, cwd) == 0 &&
-	    cli_strv_add(&c->o.writable, c->tmpdir) == 0 &&
-	    setenv("TMPDIR", c->tmpdir, 1) == 0)
-		r = 0;
+	    cli_strv_add(&c->o.writable, c->tmpdir) == 0) {
+		if ((r = setenv("TMPDIR", c->tmpdir, 1)) != 0)
+			cli_warn("TMPDIR");
+	}
 	free(cwd);
 	return r;
 }

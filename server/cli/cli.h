@@ -98,6 +98,7 @@ struct cli_verdict {
 /* cli-main.c */
 void cli_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_oom(void);		/* "out of memory", then -1: return cli_oom(); */
 void cli_debug(const struct cli *c, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 char *cli_vis(const char *s);	/* control and 8-bit bytes escaped */
