@@ -131,17 +131,14 @@ write_check(const char *line, char *const *toks, enum rules_decision d)
 {
 	struct rules *r = rules_new();
 	struct rules_error err;
-	int ret;
+	bool ok;
 
 	if (r == NULL)
 		return -1;
-	if (rules_load_text(r, "append", line, strlen(line), &err) != 0 ||
-	    rules_decide(r, toks[0], toks, 0, NULL) != d)
-		ret = rules_errno(EINVAL);
-	else
-		ret = 0;
+	ok = rules_load_text(r, "append", line, strlen(line), &err) == 0 &&
+	    rules_decide(r, toks[0], toks, 0, NULL) == d;
 	rules_free(r);
-	return ret;
+	return ok ? 0 : rules_errno(EINVAL);
 }
 
 char *
@@ -151,9 +148,10 @@ rules_format_prefix_rule(char *const *tokens, size_t n, enum rules_decision d)
 
 	if (write_prepare(tokens, n, d, &toks) != 0)
 		return NULL;
-	if ((line = write_format(toks, n, d)) == NULL)
-		errno = ENOMEM;
+	line = write_format(toks, n, d);
 	write_free_toks(toks);
+	if (line == NULL)
+		errno = ENOMEM;
 	return line;
 }
 
@@ -346,19 +344,18 @@ static char *
 write_line(char *const *tokens, size_t n, enum rules_decision d)
 {
 	char **toks = NULL, *line = NULL;
-	int e;
+	int e = ENOMEM;
 
 	if (write_prepare(tokens, n, d, &toks) != 0)
 		return NULL;
-	if ((line = write_format(toks, n, d)) == NULL)
-		errno = ENOMEM;
-	else if (write_check(line, toks, d) != 0) {
+	if ((line = write_format(toks, n, d)) != NULL && write_check(line, toks, d) != 0) {
 		e = errno;
 		free(line);
 		line = NULL;
-		errno = e;
 	}
 	write_free_toks(toks);
+	if (line == NULL)
+		errno = e;
 	return line;
 }
 
