@@ -65,6 +65,7 @@ pl_spawn_one(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 	enum pl_verdict v;
 	char **env;
 
+	*refused = false;
 	/* As for an exec: no decision about what could not run anyway. */
 	if (pl.active && (r = path_executable(path)) != 0)
 		return r;
