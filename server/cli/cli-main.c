@@ -86,6 +86,13 @@ cli_warnx(const char *fmt, ...)
 	va_end(ap);
 }
 
+int
+cli_oom(void)
+{
+	cli_warnx("out of memory");
+	return -1;
+}
+
 /* Like cli_warnx, with strerror(errno) appended. */
 void
 cli_warn(const char *fmt, ...)
