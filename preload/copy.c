@@ -14,6 +14,15 @@
  * everything again and is bounded by that size, so a string that grew in
  * between cannot overrun it: the copy is retried, and given up with E2BIG.
  * No malloc, no locks: this runs in vfork children.
+ *
+ * A vfork child maps its copy in its parent's memory, and once its exec
+ * has succeeded nothing of it is left to unmap that copy.  So each thread
+ * remembers the copy it has mapped and the process that mapped it (in TLS:
+ * a vfork child runs on its parent thread's, and that thread is suspended
+ * meanwhile); a copy mapped by another process is a vfork child's left
+ * over, and the thread unmaps it at its next copy -- it could not be
+ * running if that child had not exec'd or ended.  At most one copy per
+ * thread outlives its exec.
  */
 #include "config.h"
 
@@ -37,6 +46,12 @@
 #define PL_SOCK_ROOM	48	/* "SHELLESC_ESCALATE_SOCKET=" and an int */
 #define PL_PROXY_ROOM	32	/* "SHELLESC_PROXY_FD=" and an int */
 #define PL_PRELOAD	"LD_PRELOAD="
+
+static __thread struct pl_live {
+	void *base;		/* NULL: none */
+	size_t size;
+	pid_t pid;		/* the process that mapped it */
+} pl_live __attribute__((tls_model("initial-exec")));
 
 /* shellesc's variables; the first PL_V_PROXY are put back when missing. */
 enum { PL_V_SOCK, PL_V_PRELOAD, PL_V_WRAPPER, PL_V_PROXY_PATH, PL_V_PROXY, PL_NV };
@@ -297,12 +312,29 @@ pl_fill(struct pl_copy *c, const struct pl_count *n, const char *path,
 	return !a.full && ours[PL_V_PRELOAD] != NULL;
 }
 
+/*
+ * A copy left by a vfork child of this thread goes; one that this process
+ * mapped is in use below us (an exec from a signal handler): it stays.
+ */
+static pid_t
+pl_live_reclaim(void)
+{
+	pid_t self = getpid();
+
+	if (pl_live.base != NULL && pl_live.pid != self) {
+		munmap(pl_live.base, pl_live.size);
+		pl_live.base = NULL;
+	}
+	return self;
+}
+
 int
 pl_copy_make(struct pl_copy *c, const char *path, char *const argv[], char *const envp[])
 {
 	size_t page = (size_t)getpagesize();
 	struct pl_count n;
 	int saved = errno, e = E2BIG;
+	pid_t self = pl_live_reclaim();
 
 	for (int t = 0; t < PL_TRIES; t++) {
 		if ((e = pl_count(&n, argv, envp)) != 0)
@@ -320,6 +352,8 @@ pl_copy_make(struct pl_copy *c, const char *path, char *const argv[], char *cons
 		e = !pl_fill(c, &n, path, argv, envp) ? E2BIG :	/* it changed meanwhile */
 		    mprotect(c->base, c->size, PROT_READ) != 0 ? errno : 0;
 		if (e == 0) {
+			if (pl_live.base == NULL)
+				pl_live = (struct pl_live){ c->base, c->size, self };
 			errno = saved;
 			return 0;
 		}
@@ -347,5 +381,7 @@ pl_copy_free(struct pl_copy *c)
 	int saved = errno;
 
 	munmap(c->base, c->size);
+	if (pl_live.base == c->base)
+		pl_live.base = NULL;
 	errno = saved;
 }
