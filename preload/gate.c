@@ -30,7 +30,6 @@ pl_fail(const char *path, const char *why)
 	memcpy(msg + 32, why, n);
 	msg[32 + n] = '\0';
 	client_say(path, msg);
-	errno = EACCES;
 	return PL_FAIL;
 }
 
@@ -60,8 +59,10 @@ pl_wid_state(struct pl_wid *w, const char *path)
 	if (state != 0)
 		return state;
 	state = path[0] == '/' && stat(path, &ws) == 0 ? 1 : -1;
-	if (state == 1)
-		w->dev = ws.st_dev, w->ino = ws.st_ino;
+	if (state == 1) {
+		w->dev = ws.st_dev;
+		w->ino = ws.st_ino;
+	}
 	__atomic_store_n(&w->state, state, __ATOMIC_RELEASE);
 	errno = saved;
 	return state;
@@ -74,58 +75,75 @@ pl_wrappers_lookup(void)
 	pl_wid_state(&pl_wids[1], pl.proxy);
 }
 
-/* The session's path (c's copy) of the wrapper st is, or NULL. */
+/* The session's path (c's copy) of the wrapper c->path names, or NULL. */
 static const char *
-pl_wrapper_of(const struct pl_copy *c, const struct stat *st)
+pl_wrapper_of(const struct pl_copy *c)
 {
-	if (pl_wid_state(&pl_wids[0], pl.wrapper) == 1 &&
-	    pl_wids[0].dev == st->st_dev && pl_wids[0].ino == st->st_ino)
+	struct stat st;
+	int saved = errno;
+	bool named = stat(c->path, &st) == 0;
+
+	errno = saved;
+	if (named && pl_wid_state(&pl_wids[0], pl.wrapper) == 1 &&
+	    pl_wids[0].dev == st.st_dev && pl_wids[0].ino == st.st_ino)
 		return c->wrapper;
-	if (pl_wid_state(&pl_wids[1], pl.proxy) == 1 &&
-	    pl_wids[1].dev == st->st_dev && pl_wids[1].ino == st->st_ino)
+	if (named && pl_wid_state(&pl_wids[1], pl.proxy) == 1 &&
+	    pl_wids[1].dev == st.st_dev && pl_wids[1].ino == st.st_ino)
 		return c->proxy;
 	return NULL;
 }
 
 /*
- * The request is encoded from c, which no other thread can change: it is
- * whole, and it is what will run.  The wrapper's own exec is not a
- * decision: it asks about its FILE itself.
+ * The server's verdict on one exec (errno is the caller's to keep).  The
+ * request is encoded from c, which no other thread can change: it is
+ * whole, and it is what will run.
  */
-enum pl_verdict
-pl_decide(struct pl_copy *c, const struct stat *st, int *stream)
+static enum pl_verdict
+pl_ask(const struct pl_copy *c, int *stream)
 {
 	struct msg_exec_out e = { .file = c->path, .env = c->env,
 	    .argv = c->argv[0] ? c->argv : pl_empty_argv };
 	struct client_req req;
-	const char *wrapper;
-	int saved = errno, r;
+	int r;
 
-	if (!pl.active)
-		return PL_PASS;
-	if (st != NULL && (wrapper = pl_wrapper_of(c, st)) != NULL) {
-		c->run = wrapper;	/* the session's path, not the caller's */
-		errno = saved;
-		return PL_PASS;
-	}
 	if (!pl_sock_ok(true))	/* its number may have been reused by now */
 		return pl_fail(c->path, "the session socket is gone or not a socket");
 	e.pid = getpid();
 	e.flags = pl_target_flags(c->path) | SHELLESC_FLAG_VIA_PRELOAD;
 	if ((r = client_ask(pl_sock(), &e, &req)) != 0)
 		return pl_fail(c->path, req.refused ? req.reason : client_strerror(r));
-	errno = saved;
 	if (req.action == SHELLESC_ACT_RUN)
 		return PL_RUN;
-	if (req.action == SHELLESC_ACT_ESCALATE)
-		return (*stream = req.stream), PL_ESCALATE;
+	if (req.action == SHELLESC_ACT_ESCALATE) {
+		*stream = req.stream;
+		return PL_ESCALATE;
+	}
 	client_say("execution denied", req.reason[0] ? req.reason : NULL);
-	errno = EACCES;
 	return PL_DENY;
+}
+
+/* The wrapper's own exec is not a decision: it asks about its FILE itself. */
+enum pl_verdict
+pl_decide(struct pl_copy *c, int *stream)
+{
+	const char *wrapper;
+	enum pl_verdict v;
+	int saved = errno;
+
+	if (!pl.active)
+		return PL_PASS;
+	if ((wrapper = pl_wrapper_of(c)) != NULL) {
+		c->run = wrapper;	/* the session's path, not the caller's */
+		return PL_PASS;
+	}
+	v = pl_ask(c, stream);
+	errno = saved;
+	return v;
 }
 
 /* --- running what was decided -------------------------------------------- */
 
+/* The socket must survive the exec, whatever the program did to its flags. */
 void
 pl_sock_inherit(void)
 {
@@ -151,17 +169,17 @@ pl_exec_proxy(struct pl_copy *c, int stream)
 		e = errno;
 	client_say(c->proxy, "cannot start the escalation proxy");
 	fdpass_close_all(&stream, 1);
-	errno = e;
-	return -1;
+	return e;
 }
 
 int
 pl_exec_decided(struct pl_copy *c, enum pl_verdict v, int stream)
 {
 	if (v == PL_DENY || v == PL_FAIL)
-		return -1;
+		return EACCES;
 	if (v == PL_ESCALATE)
 		return pl_exec_proxy(c, stream);
 	pl_sock_inherit();
-	return pl_real.execve(c->run, c->argv, c->env);
+	pl_real.execve(c->run, c->argv, c->env);
+	return errno;
 }

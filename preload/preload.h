@@ -7,10 +7,16 @@
  * nothing (stack buffers, mmap), takes no locks, uses no stdio, and makes
  * only async-signal-safe system calls.  errno is preserved on every path
  * that falls through to the real function.
+ *
+ * Errors: the functions here return 0 or a positive errno value (as
+ * posix_spawn and path_search do), never -1 nor a negative errno; errno is
+ * set only on the way out of an interposed function that fails (pl_errno()
+ * where it returns -1) and is otherwise left as the caller had it.
  */
 #ifndef SHELLESC_PRELOAD_H
 #define SHELLESC_PRELOAD_H
 
+#include <errno.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -19,6 +25,14 @@
 #include <sys/types.h>
 
 #define PL_EXPORT __attribute__((visibility("default")))
+
+/* An interposed function's failure: errno = e, and -1 to return. */
+static inline int
+pl_errno(int e)
+{
+	errno = e;
+	return -1;
+}
 
 /*
  * The real functions, found with dlsym(RTLD_NEXT) on the first call of any
@@ -115,21 +129,22 @@ struct pl_copy {
  * the child's environment: the caller's entries, with each of shellesc's
  * variables exactly once and with the session's value (LD_PRELOAD: this
  * library first, the other libraries of the caller's first entry kept;
- * SHELLESC_PROXY_FD never).  Returns 0, or an errno: E2BIG for what the
- * kernel would refuse as too large (or what kept changing while it was
- * copied), ENOMEM.  errno is preserved.
+ * SHELLESC_PROXY_FD never).  Returns 0, or E2BIG for what the kernel would
+ * refuse as too large (or what kept changing while it was copied), or
+ * mmap's errno.  errno is kept.
  */
 int pl_copy_make(struct pl_copy *c, const char *path, char *const argv[], char *const envp[]);
 
-/* Put SHELLESC_PROXY_FD=fd at the end of c->env.  Returns 0 or an errno. */
+/* Put SHELLESC_PROXY_FD=fd at the end of c->env.  0 or an errno. */
 int pl_copy_proxy(struct pl_copy *c, int fd);
 
-/* Unmap c (errno preserved). */
+/* Unmap c (errno kept). */
 void pl_copy_free(struct pl_copy *c);
 
 /*
  * Copy s into buf[PATH_MAX] once, so that what is checked, decided and run
- * is one string.  Returns 0, or ENAMETOOLONG as the kernel would.
+ * is one string.  0, or ENAMETOOLONG as the kernel would say (EFAULT for
+ * NULL).
  */
 int pl_private(char *buf, const char *s);
 
@@ -137,38 +152,30 @@ int pl_private(char *buf, const char *s);
 enum pl_verdict { PL_RUN, PL_ESCALATE, PL_DENY, PL_FAIL, PL_PASS };
 
 /*
- * Ask the server about executing c->path.  st, when not NULL, is what
- * stat(2) said about the file that will run: when that file is the
- * session's wrapper (the same device and inode as the wrapper the session
- * named when the library was loaded), its exec is not a decision of its
- * own: PL_PASS, with c->run set to the session's path of it.  PL_ESCALATE
- * leaves *stream open.  PL_DENY and PL_FAIL have printed their message and
- * set errno to EACCES.
+ * Ask the server about executing c->path.  PL_PASS: no session, or the
+ * file c->path names is the session's wrapper (the device and inode of the
+ * wrapper the session named when the library was loaded): its own exec is
+ * not a decision, and c->run is set to the session's path of it.
+ * PL_ESCALATE leaves *stream open.  PL_DENY and PL_FAIL have printed their
+ * message; the exec fails with EACCES.  errno is kept.
  */
-enum pl_verdict pl_decide(struct pl_copy *c, const struct stat *st, int *stream);
+enum pl_verdict pl_decide(struct pl_copy *c, int *stream);
 
 /* Look up the session's wrappers' identities, if not done yet (see pl_decide). */
 void pl_wrappers_lookup(void);
 
-/* exec path after a decision: run c->run, or become the escalation proxy. */
+/*
+ * exec path after a decision: run c->run, or become the escalation proxy.
+ * Returns only on failure: the errno the exec failed with (EACCES for
+ * PL_DENY and PL_FAIL).
+ */
 int pl_exec_decided(struct pl_copy *c, enum pl_verdict v, int stream);
 
 /* Clear the session socket's close-on-exec flag: the child must inherit it. */
 void pl_sock_inherit(void);
 
-/*
- * What execve would say without running anything (shim.c): 0 for an
- * executable regular file, the only kind worth a decision, else an errno.
- * *st is the file's stat.
- */
-int pl_precheck(const char *path, struct stat *st);
-
 /* --- path.c: PATH search exactly as glibc's execvpe/posix_spawnp --- */
-/*
- * Calls try(path, arg) for each candidate in turn, as glibc would; try
- * returns 0 to stop (done, result in its arg), or an errno to go on.
- * Returns the errno the search ends with.
- */
+/* path_search (common/path.h) over the PATH of the caller's environ. */
 int pl_path_search(const char *file, int (*try)(const char *, void *), void *arg);
 
 /* --- target.c --- */
@@ -176,6 +183,7 @@ int pl_path_search(const char *file, int (*try)(const char *, void *), void *arg
 unsigned pl_target_flags(const char *path);
 
 /* --- spawn.c --- */
+/* posix_spawn, decided: 0 or an error number (EACCES when refused). */
 int pl_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[]);
 

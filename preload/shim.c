@@ -11,10 +11,10 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "client.h"
+#include "path.h"
 #include "preload.h"
 #include "script.h"
 
@@ -39,30 +39,14 @@ pl_private(char *buf, const char *s)
 	return memccpy(buf, s, '\0', PATH_MAX) == NULL ? ENAMETOOLONG : 0;
 }
 
-/*
- * What execve would say without running anything: only an executable
- * regular file is worth a decision.  Refusing here, rather than letting the
- * real execve fail, leaves no window for a file to appear undecided.
- */
-int
-pl_precheck(const char *path, struct stat *st)
-{
-	if (stat(path, st) != 0)
-		return errno;
-	if (!S_ISREG(st->st_mode))
-		return EACCES;
-	if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) != 0)
-		return errno;
-	return 0;
-}
-
-/* Decide and exec one candidate; returns the errno it failed with. */
+/* One exec attempt of the exec family, tried on each candidate. */
 struct pl_try {
 	char *const *argv, *const *envp;
 	bool script;		/* execvp family: ENOEXEC runs /bin/sh */
+	bool refused;		/* the policy refused a candidate: EACCES */
 };
 
-/* After ENOEXEC, as glibc's execvp family: /bin/sh PATH ARGS... */
+/* After ENOEXEC, as glibc's execvp family: /bin/sh PATH ARGS...; its errno. */
 static int
 pl_exec_script(const struct pl_copy *c)
 {
@@ -74,36 +58,41 @@ pl_exec_script(const struct pl_copy *c)
 	return errno;
 }
 
-/* cand is private (see pl_private): what is checked is what is copied. */
+/*
+ * Decide and exec one candidate; returns the errno it failed with, or 0
+ * when the policy refused it (t->refused): a refusal ends a PATH search,
+ * where a plain EACCES would go on to the next entry.
+ */
 static int
 pl_try_exec(const char *cand, void *arg)
 {
 	struct pl_try *t = arg;
 	enum pl_verdict v;
 	struct pl_copy c;
-	struct stat st;
 	int stream = -1, e;
 
-	if ((e = pl_precheck(cand, &st)) != 0 ||
+	/* Only an executable regular file is worth a decision; refusing the
+	 * others here, rather than letting the real execve fail, leaves no
+	 * window for a file to appear undecided.  cand is private (see
+	 * pl_private): what is checked is what is copied. */
+	if ((e = path_executable(cand)) != 0 ||
 	    (e = pl_copy_make(&c, cand, t->argv, t->envp)) != 0)
 		return e;
-	v = pl_decide(&c, &st, &stream);
-	if (v == PL_DENY || v == PL_FAIL) {
-		pl_copy_free(&c);
-		return -EACCES;		/* stop the search */
-	}
-	pl_exec_decided(&c, v, stream);
-	if ((e = errno) == ENOEXEC && t->script && v != PL_ESCALATE)
+	v = pl_decide(&c, &stream);
+	if ((t->refused = v == PL_DENY || v == PL_FAIL))
+		e = 0;
+	else if ((e = pl_exec_decided(&c, v, stream)) == ENOEXEC && t->script &&
+	    v != PL_ESCALATE)
 		e = pl_exec_script(&c);
 	pl_copy_free(&c);
 	return e;
 }
 
-/* Common body: returns -1 with errno set (an exec returns only on failure). */
+/* Common body of the exec shims: -1 with errno (an exec returns only on failure). */
 static int
 pl_exec(const char *file, char *const argv[], char *const envp[], bool search)
 {
-	struct pl_try t = { argv, envp, search };
+	struct pl_try t = { argv, envp, search, false };
 	char f[PATH_MAX];
 	int e;
 
@@ -113,8 +102,7 @@ pl_exec(const char *file, char *const argv[], char *const envp[], bool search)
 		    pl_real.execve(file, argv, envp);
 	if ((e = pl_private(f, file)) == 0)
 		e = search ? pl_path_search(f, pl_try_exec, &t) : pl_try_exec(f, &t);
-	errno = e < 0 ? -e : e;
-	return -1;
+	return pl_errno(t.refused ? EACCES : e);
 }
 
 PL_EXPORT int
@@ -220,37 +208,38 @@ pl_fd_path(int dirfd, const char *rel, char *out, size_t size)
 
 /*
  * Decide by path; run with the real call (fd-based), escalate by path, and
- * run the wrapper by the session's path of it.  rel is private.
+ * run the wrapper by the session's path of it.  rel is private.  Returns
+ * only on failure: its errno.
  */
 static int
 pl_exec_fd(const char *path, bool named, int dirfd, const char *rel,
     char *const argv[], char *const envp[], int flags)
 {
-	struct stat st;
+	int stream = -1, e;
 	struct pl_copy c;
 	enum pl_verdict v;
-	int stream = -1, r, e;
 
-	if ((named && (e = pl_precheck(path, &st)) != 0) ||
+	if ((named && (e = path_executable(path)) != 0) ||
 	    (e = pl_copy_make(&c, path, argv, envp)) != 0)
-		return (errno = e), -1;
-	if ((v = pl_decide(&c, named ? &st : NULL, &stream)) == PL_DENY || v == PL_FAIL)
-		r = -1;
-	else if (v == PL_ESCALATE && !named) {
+		return e;
+	v = pl_decide(&c, &stream);
+	if (v == PL_ESCALATE && !named) {
 		/* The server would run its own /proc/self/fd/N: never. */
 		close(stream);
 		client_say(path, "cannot escalate a program that has no path");
-		errno = EACCES;
-		r = -1;
-	} else if (v == PL_ESCALATE || v == PL_PASS)
-		r = pl_exec_decided(&c, v, stream);
+		e = EACCES;
+	} else if (v != PL_RUN)
+		e = pl_exec_decided(&c, v, stream);	/* PL_PASS: the wrapper, by path */
 	else {
 		pl_sock_inherit();
-		r = rel ? pl_real.execveat(dirfd, rel, c.argv, c.env, flags) :
-		    pl_real.fexecve(dirfd, c.argv, c.env);
+		if (rel)
+			pl_real.execveat(dirfd, rel, c.argv, c.env, flags);
+		else
+			pl_real.fexecve(dirfd, c.argv, c.env);
+		e = errno;
 	}
 	pl_copy_free(&c);
-	return r;
+	return e;
 }
 
 PL_EXPORT int
@@ -263,9 +252,10 @@ fexecve(int fd, char *const argv[], char *const envp[])
 	if (!pl.active)
 		return pl_real.fexecve(fd, argv, envp);
 	if (fd < 0 || pl_is_null(argv) || pl_is_null(envp))
-		return (errno = EINVAL), -1;	/* glibc refuses these before any exec */
+		return pl_errno(EINVAL);	/* glibc refuses these before any exec */
 	e = pl_fd_path(fd, NULL, path, sizeof(path));
-	return pl_exec_fd(e == 0 ? path : "/proc/self/fd", e == 0, fd, NULL, argv, envp, 0);
+	return pl_errno(pl_exec_fd(e == 0 ? path : "/proc/self/fd", e == 0, fd, NULL,
+	    argv, envp, 0));
 }
 
 PL_EXPORT int
@@ -279,14 +269,14 @@ execveat(int dirfd, const char *rel, char *const argv[], char *const envp[], int
 	if (!pl.active)
 		return pl_real.execveat(dirfd, rel, argv, envp, flags);
 	if ((e = pl_private(r, rel)) != 0)
-		return (errno = e), -1;
+		return pl_errno(e);
 	if (r[0] == '\0' && !(flags & AT_EMPTY_PATH))
-		return (errno = ENOENT), -1;	/* as the kernel says, without asking */
+		return pl_errno(ENOENT);	/* as the kernel says, without asking */
 	if (dirfd == AT_FDCWD && r[0] == '\0')
 		name = ".";	/* the kernel execs the cwd itself: a directory */
 	if (name[0] == '/' || dirfd == AT_FDCWD)
 		memcpy(path, name, strlen(name) + 1);
 	else if ((e = pl_fd_path(dirfd, r, path, sizeof(path))) != 0)
-		return (errno = e), -1;
-	return pl_exec_fd(path, true, dirfd, r, argv, envp, flags);
+		return pl_errno(e);
+	return pl_errno(pl_exec_fd(path, true, dirfd, r, argv, envp, flags));
 }

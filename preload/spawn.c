@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "path.h"
 #include "preload.h"
 
 extern char **environ;
@@ -39,23 +40,25 @@ pl_spawn_proxy(pid_t *pid, struct pl_copy *c, const posix_spawn_file_actions_t *
 
 /*
  * Decide one candidate (a private string) and spawn the copy that was
- * decided.  Returns 0, an error number, or -EACCES when the policy refused
- * (which ends a PATH search).
+ * decided.  Returns 0 or an error number; *refused says the policy refused
+ * it (EACCES), which ends a PATH search where a plain EACCES would go on.
  */
 static int
 pl_spawn_one(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+    const posix_spawnattr_t *attr, char *const argv[], char *const envp[],
+    bool *refused)
 {
 	int stream = -1, r;
 	enum pl_verdict v;
 	struct pl_copy c;
-	struct stat st;
 
+	*refused = false;
 	/* As for an exec: no decision about what could not run anyway. */
-	if ((r = pl_precheck(path, &st)) != 0 || (r = pl_copy_make(&c, path, argv, envp)) != 0)
+	if ((r = path_executable(path)) != 0 || (r = pl_copy_make(&c, path, argv, envp)) != 0)
 		return r;
-	if ((v = pl_decide(&c, &st, &stream)) == PL_DENY || v == PL_FAIL)
-		r = -EACCES;
+	v = pl_decide(&c, &stream);
+	if ((*refused = v == PL_DENY || v == PL_FAIL))
+		r = EACCES;
 	else if (v == PL_ESCALATE)
 		r = pl_spawn_proxy(pid, &c, fa, attr, stream);
 	else {
@@ -72,13 +75,14 @@ pl_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 {
 	char p[PATH_MAX];
 	int saved = errno, r;
+	bool refused;
 
 	if (!pl.active)
 		r = pl_real.posix_spawn(pid, path, fa, attr, argv, envp);
 	else if ((r = pl_private(p, path)) == 0)
-		r = pl_spawn_one(pid, p, fa, attr, argv, envp);
+		r = pl_spawn_one(pid, p, fa, attr, argv, envp, &refused);
 	errno = saved;
-	return r < 0 ? -r : r;
+	return r;
 }
 
 PL_EXPORT int
@@ -99,21 +103,25 @@ struct pl_spawnp {
 	const posix_spawn_file_actions_t *fa;
 	const posix_spawnattr_t *attr;
 	char *const *argv, *const *envp;
+	bool refused;
 };
 
+/* path_search's try: 0 ends the search (spawned, or refused: sp->refused). */
 static int
 pl_spawnp_try(const char *cand, void *arg)
 {
 	struct pl_spawnp *sp = arg;
+	int r = pl_spawn_one(sp->pid, cand, sp->fa, sp->attr, sp->argv, sp->envp,
+	    &sp->refused);
 
-	return pl_spawn_one(sp->pid, cand, sp->fa, sp->attr, sp->argv, sp->envp);
+	return sp->refused ? 0 : r;
 }
 
 PL_EXPORT int
 posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	struct pl_spawnp sp = { pid, fa, attr, argv, envp };
+	struct pl_spawnp sp = { pid, fa, attr, argv, envp, false };
 	char f[PATH_MAX];
 	int saved = errno, e;
 
@@ -123,5 +131,5 @@ posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 	if ((e = pl_private(f, file)) == 0)
 		e = pl_path_search(f, pl_spawnp_try, &sp);
 	errno = saved;
-	return e < 0 ? -e : e;
+	return sp.refused ? EACCES : e;
 }
