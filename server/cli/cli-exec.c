@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-json.h"
 #include "cli-seccomp.h"
 
 extern char **environ;
@@ -42,12 +43,12 @@ cli_exec_sandbox_env(struct cli *c, const char *shell, char **entry)
 	*entry = NULL;
 	while (environ[n])
 		n++;
-	if (spec == NULL || asprintf(entry, "%s=%s", CLI_ENV_SANDBOX, spec) < 0 ||
-	    (env = calloc(n + 2, sizeof(char *))) == NULL) {
-		free(spec);
-		return NULL;
-	}
+	/* asprintf leaves *entry undefined when it fails: the caller frees it */
+	if (spec != NULL && asprintf(entry, "%s=%s", CLI_ENV_SANDBOX, spec) < 0)
+		*entry = NULL;
 	free(spec);
+	if (*entry == NULL || (env = calloc(n + 2, sizeof(char *))) == NULL)
+		return NULL;
 	memcpy(env, environ, n * sizeof(char *));
 	env[n] = *entry;
 	return env;
@@ -192,12 +193,12 @@ cli_exec_confine(const struct cli_sbx *x)
 		cli_warnx("cannot build the session's seccomp filter");
 		e = -1;
 	} else if (ruleset >= 0 && (e = cli_landlock_enter(ruleset)) != 0)
-		cli_warnx("cannot enter the Landlock sandbox: %s", strerror(-e));
+		cli_warn("cannot enter the Landlock sandbox");
 	else if ((e = cli_seccomp_enter(&f)) != 0)
-		cli_warnx("cannot install the session's seccomp filter: %s", strerror(-e));
+		cli_warn("cannot install the session's seccomp filter");
 	if (ruleset >= 0)
 		close(ruleset);
-	return e == 0 ? 0 : -1;
+	return e;
 }
 
 /* argv: SELF -c|-lc COMMAND, as shellesc_session_exec runs the shell. */

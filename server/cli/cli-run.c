@@ -49,17 +49,16 @@ cli_run_child(struct cli *c, const struct cli_seccomp *f, const char *path, char
 {
 	struct cli_run_err e = { 0 };
 	sigset_t none;
-	int r;
 
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (c->ruleset >= 0 && (r = cli_landlock_enter(c->ruleset)) != 0) {
+	if (c->ruleset >= 0 && cli_landlock_enter(c->ruleset) != 0) {
 		e.stage = CLI_RUN_LANDLOCK;
-		e.err = -r;
-	} else if ((r = cli_seccomp_enter(f)) != 0) {
+		e.err = errno;
+	} else if (cli_seccomp_enter(f) != 0) {
 		e.stage = CLI_RUN_SECCOMP;
-		e.err = -r;
+		e.err = errno;
 	} else {
 		execve(path, c->o.argv, env);
 		/* no #! line: a shell script, as execvp(3) runs it */

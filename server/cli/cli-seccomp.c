@@ -195,12 +195,12 @@ cli_seccomp_enter(const struct cli_seccomp *f)
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0)
 		return 0;
 	if (errno != EACCES)
-		return -errno;
+		return -1;
 	/* Without CAP_SYS_ADMIN the kernel installs a filter only under
 	 * no_new_privs: set-id programs run in the session then keep the
 	 * caller's ids and capabilities (docs/security.md). */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
-		return -errno;
+		return -1;
 	return 0;
 }

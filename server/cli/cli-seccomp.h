@@ -33,7 +33,7 @@ int cli_seccomp_build(struct cli_seccomp *f);
  * In a child, before exec (async-signal-safe): install f.  Sets
  * no_new_privs only when the kernel demands it to (a caller without
  * CAP_SYS_ADMIN), so a root session keeps its set-id programs' meaning.
- * 0, or -errno.
+ * 0, or -1 with errno set (no message).
  */
 int cli_seccomp_enter(const struct cli_seccomp *f);
 
