@@ -188,14 +188,21 @@ msg_send_handover_follow(int sock, const int *dest, const int *fds, size_t n)
 	return msg_send_handover_opt(sock, dest, fds, n, true);
 }
 
-int
-msg_send_signal(int sock, int sig)
+/* signal (client -> server) and stopped (server -> client): a signal number. */
+static int
+msg_send_signo(int sock, int type, int sig)
 {
 	struct msg_small m;
 
-	msg_small_begin(&m, SHELLESC_MSG_SIGNAL, 2);
+	msg_small_begin(&m, type, 2);
 	msg_key_int(&m.s, "signal", sig);
 	return msg_small_send(&m, sock, NULL, 0);
+}
+
+int
+msg_send_signal(int sock, int sig)
+{
+	return msg_send_signo(sock, SHELLESC_MSG_SIGNAL, sig);
 }
 
 int
@@ -229,9 +236,5 @@ msg_send_error(int sock, const char *message)
 int
 msg_send_stopped(int sock, int sig)
 {
-	struct msg_small m;
-
-	msg_small_begin(&m, SHELLESC_MSG_STOPPED, 2);
-	msg_key_int(&m.s, "signal", sig);
-	return msg_small_send(&m, sock, NULL, 0);
+	return msg_send_signo(sock, SHELLESC_MSG_STOPPED, sig);
 }

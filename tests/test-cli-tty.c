@@ -54,16 +54,6 @@ teardown(void)
 
 TestSuite(cli_tty, .init = setup, .fini = teardown, .timeout = TC_TIMEOUT);
 
-static void
-need_landlock(int abi)
-{
-	int have = tc_landlock_abi();
-
-	if (have < abi)
-		TC_SKIP(&t, &r, "needs Landlock ABI %d; this kernel has %s %d", abi,
-		    have ? "ABI" : "none, ABI", have);
-}
-
 /* path as u reaches it; the libtool wrapper script cannot be copied. */
 static const char *
 reach(const char *path, bool copy_ok)
@@ -93,7 +83,7 @@ attacker(bool landlock)
 	cr_assert_eq(mkdir(a.sbx, 0755), 0);
 	if (!landlock)
 		return;
-	need_landlock(1);
+	tc_need_landlock(&t, &r, 1);
 	if (tu_user(&a.u, &why) != 0)
 		TC_SKIP(&t, &r, "%s", why);
 	a.as = &a.u;
@@ -253,7 +243,7 @@ Test(cli_tty, landlock_device_ioctls)
 	char script[1024];
 
 	attacker(true);
-	need_landlock(5);
+	tc_need_landlock(&t, &r, 5);
 	if ((dev = plain_device()) == NULL)
 		TC_SKIP(&t, &r, "no character device here that %s can open", a.u.name);
 	snprintf(script, sizeof(script), "%s ioctl-dev %s; %s ioctl-dev /dev/tty",

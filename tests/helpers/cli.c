@@ -452,3 +452,13 @@ tc_landlock_abi(void)
 
 	return abi < 0 ? 0 : (int)abi;
 }
+
+void
+tc_need_landlock(struct tc *t, struct tc_res *r, int abi)
+{
+	int have = tc_landlock_abi();
+
+	if (have < abi)
+		TC_SKIP(t, r, "needs Landlock ABI %d; this kernel has %s %d", abi,
+		    have ? "ABI" : "none, ABI", have);
+}

@@ -153,5 +153,7 @@ const char *tc_jstr(json_t *j, const char *key);
 
 /* Landlock's ABI version here, 0 without it. */
 int tc_landlock_abi(void);
+/* Skip the test, saying why, on a kernel without Landlock ABI abi. */
+void tc_need_landlock(struct tc *t, struct tc_res *r, int abi);
 
 #endif
