@@ -27,11 +27,12 @@ extern char **environ;
 
 /* environ plus *entry, CLI_ENV_SANDBOX={"shell": ..., "writable": [...],
  * "no_network": ...}; free both. */
-static char **
-cli_exec_sandbox_env(struct cli *c, const char *shell, char **entry)
+char **
+cli_exec_sandbox_env(const char *shell, const struct cli_strv *writable,
+    bool no_network, char **entry)
 {
 	json_t *j = json_pack("{s:o, s:o, s:b}", "shell", cli_json_str(shell),
-	    "writable", cli_json_strv(c->o.writable.v), "no_network", c->o.no_network);
+	    "writable", cli_json_strv(writable->v), "no_network", no_network);
 	char *spec = j ? json_dumps(j, JSON_COMPACT) : NULL, **env;
 	size_t n = 0;
 
@@ -67,22 +68,34 @@ cli_exec_print(const struct shellesc_exec_result *res)
 	free(line);
 }
 
+/* This program's path, for the library to run as the sandboxed shell. */
+int
+cli_exec_self(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+
+	if (n < 0) {
+		cli_warn("/proc/self/exe");
+		return -1;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
 /* The session's exec, with the shell swapped for us under the sandbox. */
 static int
 cli_exec_run(struct cli *c, struct shellesc_exec_params *p,
     struct shellesc_exec_result *res)
 {
 	char self[PATH_MAX], **env = NULL, *entry = NULL;
-	ssize_t n;
 	int r;
 
 	if (c->ruleset >= 0) {
-		if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0) {
-			cli_warn("exec: /proc/self/exe");
+		if (cli_exec_self(self, sizeof(self)) != 0)
 			return -1;
-		}
-		self[n] = '\0';
-		if ((p->env = env = cli_exec_sandbox_env(c, p->shell, &entry)) == NULL) {
+		p->env = env = cli_exec_sandbox_env(p->shell, &c->o.writable,
+		    c->o.no_network, &entry);
+		if (env == NULL) {
 			cli_warnx("exec: out of memory");
 			free(entry);
 			return -1;

@@ -110,6 +110,8 @@ cli_prompt_settled(struct cli *c, struct cli_prompt_item *it)
 		cli_verdict_free(&v);
 		return false;
 	}
+	v.answered = it->v.answered;
+	v.answered_arg = it->v.answered_arg;
 	cli_verdict_free(&it->v);
 	it->v = v;
 	cli_policy_answer(c, req, &it->v, v.effective == RULES_ESCALATE ? SHELLESC_ESCALATE :

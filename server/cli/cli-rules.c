@@ -27,24 +27,48 @@ struct cli_rules {
 	char *user;			/* the file "always" appends to */
 };
 
+/* $HOME if absolute, else the password file's; NULL after a message
+ * naming the variable that would do instead. */
+static const char *
+cli_rules_home(const char *instead)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+
+	if ((home == NULL || home[0] != '/') && (pw = getpwuid(getuid())) != NULL)
+		home = pw->pw_dir;
+	if (home == NULL)
+		cli_warnx("no home directory to find rules in (set %s)", instead);
+	return home;
+}
+
 /* $XDG_CONFIG_HOME/shellesc/rules, else ~/.config/shellesc/rules. */
 static char *
 cli_rules_userdir(void)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	struct passwd *pw;
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home;
 	char *dir = NULL;
 
 	/* the XDG spec: a relative value is invalid and ignored */
 	if (xdg && xdg[0] == '/')
 		return asprintf(&dir, "%s/shellesc/rules", xdg) < 0 ? NULL : dir;
-	if ((home == NULL || home[0] != '/') && (pw = getpwuid(getuid())) != NULL)
-		home = pw->pw_dir;
-	if (home == NULL) {
-		cli_warnx("no home directory to find the user's rules in (set XDG_CONFIG_HOME)");
+	if ((home = cli_rules_home("XDG_CONFIG_HOME")) == NULL)
 		return NULL;
-	}
 	return asprintf(&dir, "%s/.config/shellesc/rules", home) < 0 ? NULL : dir;
+}
+
+/* Codex's rules, for mcp: $CODEX_HOME/rules, else ~/.codex/rules. */
+static char *
+cli_rules_codexdir(void)
+{
+	const char *codex = getenv("CODEX_HOME"), *home;
+	char *dir = NULL;
+
+	if (codex && *codex)
+		return asprintf(&dir, "%s/rules", codex) < 0 ? NULL : dir;
+	if ((home = cli_rules_home("CODEX_HOME")) == NULL)
+		return NULL;
+	return asprintf(&dir, "%s/.codex/rules", home) < 0 ? NULL : dir;
 }
 
 /* Every .rules file in dir, in glob's (sorted) order. */
@@ -91,6 +115,17 @@ fail:
 	return NULL;
 }
 
+/* mcp is a drop-in for Codex's shell tool: Codex's rules come first. */
+static int
+cli_rules_mcp(struct cli_rules *cr)
+{
+	char *dir = cli_rules_codexdir();
+	int r = dir ? cli_rules_glob(&cr->files, dir) : -1;
+
+	free(dir);
+	return r;
+}
+
 int
 cli_rules_open(struct cli *c)
 {
@@ -106,6 +141,8 @@ cli_rules_open(struct cli *c)
 		cr->user = NULL;
 		goto out;
 	}
+	if (c->o.cmd == CLI_MCP && cli_rules_mcp(cr) != 0)
+		goto out;
 	if (c->o.policies.n > 0) {
 		for (size_t i = 0; i < c->o.policies.n; i++)
 			if (cli_strv_add(&cr->files, c->o.policies.v[i]) != 0)
