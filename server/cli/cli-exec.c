@@ -7,8 +7,9 @@
  * The library spawns the shell itself and offers no hook between its fork
  * and exec, so --sandbox landlock gives it this very program as the shell,
  * with CLI_ENV_SANDBOX saying what to confine and which shell to become:
- * cli_exec_sandboxed() enters the Landlock ruleset, then executes the
- * real shell with the same -c/-lc COMMAND.
+ * cli_exec_sandboxed() enters the Landlock ruleset of each layer (exec has
+ * one; mcp up to two, its command line's and its client's), then executes
+ * the real shell with the same -c/-lc COMMAND.
  */
 #include "config.h"
 
@@ -25,29 +26,41 @@
 
 extern char **environ;
 
-/* environ plus *entry, CLI_ENV_SANDBOX={"shell": ..., "writable": [...],
- * "no_network": ...}; free both. */
-char **
-cli_exec_sandbox_env(const char *shell, const struct cli_strv *writable,
-    bool no_network, char **entry)
+static json_t *
+cli_exec_layers(const struct cli_layer *layers, size_t n)
 {
-	json_t *j = json_pack("{s:o, s:o, s:b}", "shell", cli_json_str(shell),
-	    "writable", cli_json_strv(writable->v), "no_network", no_network);
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_pack("{s:o, s:b}",
+		    "writable", cli_json_strv(layers[i].writable.v),
+		    "no_network", layers[i].no_network));
+	return a;
+}
+
+/* environ plus *entry, CLI_ENV_SANDBOX={"shell": ..., "layers":
+ * [{"writable": [...], "no_network": ...}, ...]}; free both. */
+char **
+cli_exec_sandbox_env(const char *shell, const struct cli_layer *layers, size_t n,
+    char **entry)
+{
+	json_t *j = json_pack("{s:o, s:o}", "shell", cli_json_str(shell),
+	    "layers", cli_exec_layers(layers, n));
 	char *spec = j ? json_dumps(j, JSON_COMPACT) : NULL, **env;
-	size_t n = 0;
+	size_t k = 0;
 
 	json_decref(j);
 	*entry = NULL;
-	while (environ[n])
-		n++;
+	while (environ[k])
+		k++;
 	if (spec == NULL || asprintf(entry, "%s=%s", CLI_ENV_SANDBOX, spec) < 0 ||
-	    (env = calloc(n + 2, sizeof(char *))) == NULL) {
+	    (env = calloc(k + 2, sizeof(char *))) == NULL) {
 		free(spec);
 		return NULL;
 	}
 	free(spec);
-	memcpy(env, environ, n * sizeof(char *));
-	env[n] = *entry;
+	memcpy(env, environ, k * sizeof(char *));
+	env[k] = *entry;
 	return env;
 }
 
@@ -93,8 +106,10 @@ cli_exec_run(struct cli *c, struct shellesc_exec_params *p,
 	if (c->ruleset >= 0) {
 		if (cli_exec_self(self, sizeof(self)) != 0)
 			return -1;
-		p->env = env = cli_exec_sandbox_env(p->shell, &c->o.writable,
-		    c->o.no_network, &entry);
+		struct cli_layer one = { .writable = c->o.writable,
+		    .no_network = c->o.no_network };
+
+		p->env = env = cli_exec_sandbox_env(p->shell, &one, 1, &entry);
 		if (env == NULL) {
 			cli_warnx("exec: out of memory");
 			free(entry);
@@ -153,35 +168,80 @@ cli_exec(struct cli *c)
 
 /* --- the re-executed side: confine, then become the shell --- */
 
+#define CLI_SBX_LAYERS	8
+
 struct cli_sbx {
 	char *shell;
-	struct cli_strv writable;
-	bool no_network;
+	struct cli_layer layer[CLI_SBX_LAYERS];
+	size_t n;
 };
+
+static void
+cli_exec_spec_free(struct cli_sbx *x)
+{
+	free(x->shell);
+	for (size_t i = 0; i < x->n; i++)
+		cli_strv_free(&x->layer[i].writable);
+}
+
+/* One layer: {"writable": [...], "no_network": bool}. */
+static int
+cli_exec_spec_layer(const json_t *j, struct cli_layer *l)
+{
+	json_t *w = json_object_get(j, "writable"), *e;
+	size_t i;
+	int r = json_is_array(w) ? 0 : -1;
+
+	l->no_network = json_is_true(json_object_get(j, "no_network"));
+	json_array_foreach(w, i, e) {
+		char *dir = cli_json_unbytes(e);
+
+		if (dir == NULL || cli_strv_add(&l->writable, dir) != 0)
+			r = -1;
+		free(dir);
+	}
+	return r;
+}
 
 static int
 cli_exec_spec(const char *text, struct cli_sbx *x)
 {
 	json_error_t err;
-	json_t *j = json_loads(text, 0, &err), *w = json_object_get(j, "writable"), *e;
+	json_t *j = json_loads(text, 0, &err), *layers = json_object_get(j, "layers"), *e;
 	size_t i;
 	int r = -1;
 
 	x->shell = cli_json_unbytes(json_object_get(j, "shell"));
-	x->no_network = json_is_true(json_object_get(j, "no_network"));
-	if (x->shell != NULL && json_is_array(w))
+	if (x->shell != NULL && json_is_array(layers) && json_array_size(layers) > 0 &&
+	    json_array_size(layers) <= CLI_SBX_LAYERS)
 		r = 0;
-	json_array_foreach(w, i, e) {
-		char *dir = cli_json_unbytes(e);
-
-		if (dir == NULL || cli_strv_add(&x->writable, dir) != 0)
+	json_array_foreach(layers, i, e)
+		if (r == 0 && cli_exec_spec_layer(e, &x->layer[x->n++]) != 0)
 			r = -1;
-		free(dir);
-	}
 	json_decref(j);
 	if (r != 0)
 		cli_warnx("%s is not what shellesc exec sets", CLI_ENV_SANDBOX);
 	return r;
+}
+
+/* Enter every layer's ruleset, in order; 0 or -1 after a message. */
+static int
+cli_exec_confine(const struct cli_sbx *x)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		int ruleset = cli_landlock_ruleset(&x->layer[i].writable, x->layer[i].no_network);
+		int e = ruleset < 0 ? 0 : cli_landlock_enter(ruleset);
+
+		if (ruleset >= 0)
+			close(ruleset);
+		if (ruleset < 0)
+			return -1;
+		if (e != 0) {
+			cli_warnx("cannot enter the Landlock sandbox: %s", strerror(-e));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* argv: SELF -c|-lc COMMAND, as shellesc_session_exec runs the shell. */
@@ -189,31 +249,20 @@ int
 cli_exec_sandboxed(int argc, char **argv, const char *spec)
 {
 	struct cli_sbx x = { 0 };
-	int ruleset = -1, r = CLI_EXIT_FAIL;
+	int r = CLI_EXIT_FAIL;
 
 	if (argc != 3 || (strcmp(argv[1], "-c") != 0 && strcmp(argv[1], "-lc") != 0))
 		cli_warnx("%s is set, but this is not a shell's command line", CLI_ENV_SANDBOX);
-	else if (cli_exec_spec(spec, &x) == 0 &&
-	    (ruleset = cli_landlock_ruleset(&x.writable, x.no_network)) >= 0) {
+	else if (cli_exec_spec(spec, &x) == 0 && cli_exec_confine(&x) == 0) {
 		char *const shargv[] = { x.shell, argv[1], argv[2], NULL };
 
-		int e;
-
 		unsetenv(CLI_ENV_SANDBOX);
-		if ((e = cli_landlock_enter(ruleset)) != 0)
-			cli_warnx("cannot enter the Landlock sandbox: %s", strerror(-e));
-		else {
-			/* the raw system call: a preload library in our
-			 * environment would otherwise ask the session about
-			 * the shell itself */
-			syscall(SYS_execve, x.shell, shargv, environ);
-			cli_warn("%s", x.shell);
-			r = errno == ENOENT ? CLI_EXIT_NOTFOUND : CLI_EXIT_NOEXEC;
-		}
+		/* the raw system call: a preload library in our environment
+		 * would otherwise ask the session about the shell itself */
+		syscall(SYS_execve, x.shell, shargv, environ);
+		cli_warn("%s", x.shell);
+		r = errno == ENOENT ? CLI_EXIT_NOTFOUND : CLI_EXIT_NOEXEC;
 	}
-	if (ruleset >= 0)
-		close(ruleset);
-	free(x.shell);
-	cli_strv_free(&x.writable);
+	cli_exec_spec_free(&x);
 	return r;
 }

@@ -30,13 +30,17 @@
 #define MCP_CALLS_MAX		32	/* tool calls running at once */
 #define MCP_DECISIONS_MAX	64	/* decisions a result lists */
 
-/* A sandbox for the shells of later calls: immutable once made, shared. */
+/*
+ * The sandbox for the shells of later calls: immutable once made, shared.
+ * Its Landlock layers are the command line's (-s landlock), a floor no
+ * update can widen, then the last sandbox-state update's; none: no sandbox.
+ */
 struct mcp_sbx {
 	atomic_int refs;
-	bool landlock;			/* false: no sandbox */
-	bool no_network;
-	struct cli_strv writable;	/* with landlock */
-	char *source;			/* "command line" or the policy's type */
+	size_t n;
+	struct cli_layer layer[2];
+	const char *source[2];		/* "command line", or the policy's type */
+	char *policy;			/* the last update's type, or NULL */
 };
 
 /* One tools/call. */

@@ -45,6 +45,13 @@ struct cli_strv {
 	size_t n;
 };
 
+/* One Landlock layer of a sandboxed shell: writes beneath writable only,
+ * and no TCP with no_network.  Layers stack, each narrowing the others. */
+struct cli_layer {
+	struct cli_strv writable;
+	bool no_network;
+};
+
 struct cli_opts {
 	enum cli_cmd cmd;
 	struct cli_strv policies;	/* -p, in order */
@@ -191,8 +198,8 @@ int cli_exec_sandboxed(int argc, char **argv, const char *spec);
 /* For a shell run under Landlock by the library: environ plus *entry, the
  * spec cli_exec_sandboxed() reads; the shell to give the library is this
  * very program (cli_exec_self).  Free *entry and the vector. */
-char **cli_exec_sandbox_env(const char *shell, const struct cli_strv *writable,
-    bool no_network, char **entry);
+char **cli_exec_sandbox_env(const char *shell, const struct cli_layer *layers, size_t n,
+    char **entry);
 int cli_exec_self(char *buf, size_t size);
 
 #endif /* SHELLESC_CLI_H */

@@ -192,8 +192,9 @@ test('sandbox-state: Landlock per policy; a write outside the roots is refused i
 	assert.ok(fs.existsSync(path.join(inside, 'in')));
 	assert.ok(!fs.existsSync(path.join(outside, 'inplace')));
 	assert.ok(fs.existsSync(path.join(outside, 'escalated')));
-	assert.deepEqual(r.structuredContent.sandbox, { type: 'landlock', source: 'workspace-write',
-		writable_roots: [inside, inside], network: false });
+	assert.deepEqual(r.structuredContent.sandbox, { type: 'landlock', policy: 'workspace-write',
+		layers: [{ source: 'workspace-write', writable_roots: [inside, inside], network: false }],
+		network: false });
 
 	await sandboxState(client, { type: 'read-only' }, inside);
 	r = await shell(client, { workdir: inside, command: `exec 2>&1; touch ${inside}/ro; echo $?` });
@@ -209,6 +210,28 @@ test('sandbox-state: Landlock per policy; a write outside the roots is refused i
 	// a refused update changes nothing
 	r = await shell(client, { workdir: inside, command: `touch ${outside}/still; echo $?` });
 	assert.equal(parse(r).output, '0\n');
+});
+
+test('sandbox-state: the command line\'s sandbox is a floor the client cannot widen', T, async (t) => {
+	const dir = testDir(t);
+	const inside = path.join(dir, 'inside'), outside = path.join(dir, 'outside');
+	fs.mkdirSync(inside);
+	fs.mkdirSync(outside);
+	const { client } = await start(t, { args: ['-s', 'landlock', '-w', inside] });
+	let n = 0;	// a new file each time: touch of one that exists only sets times
+	const write = async (where) => parse(await shell(client, { workdir: inside,
+		command: `exec 2>&1; touch ${where}/f${++n}; echo $?` })).output;
+	assert.match(await write(outside), /Permission denied\n1\n$/);
+	await sandboxState(client, { type: 'danger-full-access' }, inside);
+	assert.match(await write(outside), /Permission denied\n1\n$/);
+	await sandboxState(client, { type: 'workspace-write', writable_roots: [inside, outside] }, inside);
+	assert.match(await write(outside), /Permission denied\n1\n$/);
+	assert.equal(await write(inside), '0\n');
+	await sandboxState(client, { type: 'read-only' }, inside);
+	assert.match(await write(inside), /Permission denied\n1\n$/);
+	const r = await shell(client, { workdir: inside, command: 'true' });
+	assert.deepEqual(r.structuredContent.sandbox.layers.map((l) => l.source),
+		['command line', 'read-only']);
 });
 
 // The shell's tree and the escalated commands it started, by argv.
