@@ -67,7 +67,7 @@ mcp_answered(void *arg, const struct shellesc_request *req, const struct cli_ver
 			mcp_log(call->m, levels[a], json_pack("{s:O, s:O}", "call", call->id,
 			    "decision", d));
 			said = mcp_said(req, a);
-			mcp_call_progress(call, mcp_now(), said);
+			mcp_call_progress(call, cli_now_ms(), said);
 			free(said);
 		}
 		json_decref(d);
@@ -130,7 +130,7 @@ mcp_elicit(struct mcp_call *call, struct shellesc_request *req, struct cli_verdi
 	p->req = req;
 	p->v = *v;
 	p->v.asked = "client";
-	p->deadline = mcp_now() + (int64_t)m->c->o.prompt_timeout * 1000;
+	p->deadline = cli_prompt_deadline(m->c);
 	pthread_mutex_lock(&m->mu);
 	p->id = m->next_id++;
 	msg = mcp_elicit_request(p->id, req, &p->v);

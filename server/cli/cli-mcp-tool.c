@@ -119,7 +119,7 @@ mcp_call_new(struct mcp *m, json_t *id, json_t *params)
 	call->id = json_incref(id);
 	if (json_is_string(token) || json_is_integer(token))
 		call->token = json_incref(token);
-	call->started = call->ticked = mcp_now();
+	call->started = call->ticked = cli_now_ms();
 	return call;
 }
 

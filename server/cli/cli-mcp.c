@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli-mcp.h"
@@ -30,15 +29,6 @@
 static const char *const mcp_versions[] = { "2025-06-18", "2025-03-26", "2024-11-05", NULL };
 static const char *const mcp_levels[] = { "debug", "info", "notice", "warning", "error",
     "critical", "alert", "emergency", NULL };
-
-int64_t
-mcp_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* One line, whole, under out_mu: threads send too. */
 int
@@ -330,8 +320,8 @@ mcp_serve(struct mcp *m, int sigfd)
 				cli_warn("mcp: reading from the client");
 			break;
 		}
-		mcp_elicit_expire(m, mcp_now());
-		mcp_tool_tick(m, mcp_now());
+		mcp_elicit_expire(m, cli_now_ms());
+		mcp_tool_tick(m, cli_now_ms());
 	}
 	free(in.buf);
 	return r;

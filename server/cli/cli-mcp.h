@@ -103,7 +103,6 @@ void mcp_error(struct mcp *m, json_t *id, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void mcp_notify(struct mcp *m, const char *method, json_t *params);
 void mcp_log(struct mcp *m, const char *level, json_t *data);
-int64_t mcp_now(void);
 
 /* cli-mcp-result.c */
 json_t *mcp_tool_list(struct mcp *m);

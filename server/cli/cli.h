@@ -152,6 +152,7 @@ enum cli_wait { CLI_WAIT_READY, CLI_WAIT_TIMEOUT, CLI_WAIT_WOKEN, CLI_WAIT_ERROR
 struct pollfd;
 
 int cli_prompt_start(struct cli *c);
+int64_t cli_now_ms(void);	/* CLOCK_MONOTONIC */
 int64_t cli_prompt_deadline(const struct cli *c);
 enum cli_wait cli_prompt_poll(struct pollfd *p, size_t n, int wake, int64_t deadline);
 void cli_prompt_push(struct cli *c, struct shellesc_request *req, struct cli_verdict *v);

@@ -257,32 +257,23 @@ test('notifications/cancelled ends the command and what it escalated', T, async 
 	assert.equal(parse(r).output, 'next\n');
 });
 
-test('the client going away (EOF) ends every call\'s commands; the server exits', T, async (t) => {
-	const n = 8000 + (process.pid % 900);
-	const dir = testDir(t, sleepsRules(n));
-	const raw = new Raw(t, dir);
-	await raw.initialize();
-	raw.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'shell',
-		arguments: { command: sleepsCommand(n), workdir: dir, login: false } } });
-	assert.ok(await until(() => running(n)), `never started: ${raw.stderr}`);
-	raw.proc.stdin.end();
-	const how = await raw.exited;
-	assert.deepEqual(how, { code: 0, sig: null });
-	assert.ok(await until(() => gone(n)), `left running: ${JSON.stringify(SLEEPS(n).map(pidsOf))}`);
-});
-
-test('SIGTERM to the server ends every call\'s commands too', T, async (t) => {
-	const n = 7000 + (process.pid % 900);
-	const dir = testDir(t, sleepsRules(n));
-	const raw = new Raw(t, dir);
-	await raw.initialize();
-	raw.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'shell',
-		arguments: { command: sleepsCommand(n), workdir: dir, login: false } } });
-	assert.ok(await until(() => running(n)));
-	raw.proc.kill('SIGTERM');
-	assert.equal((await raw.exited).code, 128 + 15);
-	assert.ok(await until(() => gone(n)));
-});
+// The client going away, or a signal to the server: every call's commands end.
+for (const [how, n, end, status] of [
+	['the client going away (EOF)', 8000, (raw) => raw.proc.stdin.end(), { code: 0, sig: null }],
+	['SIGTERM to the server', 7000, (raw) => raw.proc.kill('SIGTERM'), { code: 128 + 15, sig: null }]]) {
+	test(`${how} ends every call's commands; the server exits`, T, async (t) => {
+		const k = n + (process.pid % 900);
+		const dir = testDir(t, sleepsRules(k));
+		const raw = new Raw(t, dir);
+		await raw.initialize();
+		raw.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'shell',
+			arguments: { command: sleepsCommand(k), workdir: dir, login: false } } });
+		assert.ok(await until(() => running(k)), `never started: ${raw.stderr}`);
+		end(raw);
+		assert.deepEqual(await raw.exited, status);
+		assert.ok(await until(() => gone(k)), `left running: ${JSON.stringify(SLEEPS(k).map(pidsOf))}`);
+	});
+}
 
 test('two calls run at once, each in its own session', T, async (t) => {
 	const { client, dir } = await start(t, { rules: 'prefix_rule(pattern=["true"], decision="allow")\n' });
