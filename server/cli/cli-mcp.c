@@ -331,6 +331,8 @@ static int
 mcp_init(struct mcp *m, struct cli *c)
 {
 	m->c = c;
+	/* from 1: the SDK's client ignores a notifications/cancelled for id 0 */
+	m->next_id = 1;
 	atomic_init(&m->log_level, mcp_level("info"));
 	atomic_init(&m->structured, false);
 	atomic_init(&m->can_elicit, false);

@@ -70,9 +70,9 @@ export async function connect(t, dir, command, args, { elicit, env = {} } = {}) 
 	let stderr = '';
 	transport.stderr.on('data', (d) => { stderr += d; });
 	if (elicit)
-		client.setRequestHandler(ElicitRequestSchema, async (req) => {
+		client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
 			asked.push(req.params);
-			return elicit(req.params);
+			return elicit(req.params, extra);
 		});
 	client.setNotificationHandler(LoggingMessageNotificationSchema,
 		(n) => logs.push(n.params));

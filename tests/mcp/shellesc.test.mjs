@@ -154,6 +154,29 @@ for (const [action, expect] of [['accept', /^Linux\nrc=0\n$/],
 	});
 }
 
+test('prompt: an unanswered elicitation is withdrawn, after --prompt-timeout or with its call', T, async (t) => {
+	const withdrawn = [];
+	// never answers; records the server's notifications/cancelled
+	const elicit = (params, extra) => new Promise(() => {
+		extra.signal.addEventListener('abort', () => withdrawn.push(String(extra.signal.reason)));
+	});
+	const { client, dir, asked } = await start(t, { rules: PROMPT, elicit,
+		args: ['--prompt-timeout', '1'] });
+	const r = await shell(client, { workdir: dir, command: G2 + 'G uname -s; echo rc=$?' });
+	assert.match(parse(r).output, /execution denied: No answer from the user in time \(--prompt-timeout 1\)\nrc=126\n$/);
+	assert.equal(r.structuredContent.decisions[0].answer, 'timeout');
+	await until(() => withdrawn.length === 1);
+	assert.match(withdrawn[0], /No answer from the user in time/);
+
+	const ac = new AbortController();
+	const call = shell(client, { workdir: dir, command: G + 'G uname -s' }, { signal: ac.signal });
+	assert.ok(await until(() => asked.length === 2), 'the second question never came');
+	ac.abort('enough');
+	await assert.rejects(call);
+	assert.ok(await until(() => withdrawn.length === 2), JSON.stringify(withdrawn));
+	assert.match(withdrawn[1], /The tool call ended before the user answered/);
+});
+
 test('prompt: a client without elicitation is told why; --approver answers instead', T, async (t) => {
 	const { client, dir } = await start(t, { rules: PROMPT });
 	const r = await shell(client, { workdir: dir, command: G2 + 'G uname -s; echo rc=$?' });
