@@ -122,8 +122,9 @@ export function pidsOf(argv) {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// Wait up to ms for fn() to be true; returns its last value.
-export async function until(fn, ms = 5000) {
+// Wait up to ms for fn() to be true; returns its last value.  Generous:
+// a loaded machine may take seconds to start a shell.
+export async function until(fn, ms = 15000) {
 	const end = Date.now() + ms;
 	let v;
 	while (!(v = fn()) && Date.now() < end)
