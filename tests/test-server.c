@@ -365,17 +365,17 @@ Test(server, exec_cancel_ends_shell_and_escalated, .timeout = TS_TIMEOUT)
 	char dir[] = "/tmp/shellesc-test-XXXXXX", cmd[1100];
 	struct exec_thread t = { .cmd = cmd };
 	pthread_t th;
-	char path[1100];
+	char esc[1100], sh[1100];
 
 	cr_assert_not_null(mkdtemp(dir));
 	two_sleeps(cmd + 11, sizeof(cmd) - 11, dir);
 	memcpy(cmd, "echo early;", 11);
 	s = ts_start(&tp, NULL);
 	cr_assert_eq(pthread_create(&th, NULL, exec_thread_main, &t), 0);
-	snprintf(path, sizeof(path), "%s/esc.pid", dir);
-	for (int i = 0; i < 250 && access(path, F_OK) != 0; i++)
-		usleep(20000);
-	usleep(100000);		/* the in-place sleep too */
+	snprintf(esc, sizeof(esc), "%s/esc.pid", dir);
+	snprintf(sh, sizeof(sh), "%s/sh.pid", dir);
+	for (int i = 0; i < 1000 && (access(esc, F_OK) != 0 || access(sh, F_OK) != 0); i++)
+		usleep(20000);	/* both sleeps started (20 s at most) */
 	shellesc_session_cancel(s);
 	shellesc_session_cancel(s);	/* a second call does nothing more */
 	cr_assert_eq(pthread_join(th, NULL), 0);
