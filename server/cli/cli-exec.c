@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-json.h"
 
 extern char **environ;
 
@@ -53,12 +54,12 @@ cli_exec_sandbox_env(const char *shell, const struct cli_layer *layers, size_t n
 	*entry = NULL;
 	while (environ[k])
 		k++;
-	if (spec == NULL || asprintf(entry, "%s=%s", CLI_ENV_SANDBOX, spec) < 0 ||
-	    (env = calloc(k + 2, sizeof(char *))) == NULL) {
-		free(spec);
-		return NULL;
-	}
+	/* asprintf leaves *entry undefined when it fails: the caller frees it */
+	if (spec != NULL && asprintf(entry, "%s=%s", CLI_ENV_SANDBOX, spec) < 0)
+		*entry = NULL;
 	free(spec);
+	if (*entry == NULL || (env = calloc(k + 2, sizeof(char *))) == NULL)
+		return NULL;
 	memcpy(env, environ, k * sizeof(char *));
 	env[k] = *entry;
 	return env;

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 
 #include "cli.h"
+#include "cli-json.h"
 
 /* JSON-RPC 2.0 error codes. */
 #define MCP_PARSE_ERROR		(-32700)

@@ -27,6 +27,19 @@ struct cli_rules {
 	char *user;			/* the file "always" appends to */
 };
 
+/* base/name, malloc'd; NULL after a message. */
+static char *
+cli_rules_join(const char *base, const char *name)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/%s", base, name) < 0) {
+		cli_oom();
+		return NULL;
+	}
+	return path;
+}
+
 /* $HOME if absolute, else the password file's; NULL after a message
  * naming the variable that would do instead. */
 static const char *
@@ -47,14 +60,13 @@ static char *
 cli_rules_userdir(void)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home;
-	char *dir = NULL;
 
 	/* the XDG spec: a relative value is invalid and ignored */
 	if (xdg && xdg[0] == '/')
-		return asprintf(&dir, "%s/shellesc/rules", xdg) < 0 ? NULL : dir;
+		return cli_rules_join(xdg, "shellesc/rules");
 	if ((home = cli_rules_home("XDG_CONFIG_HOME")) == NULL)
 		return NULL;
-	return asprintf(&dir, "%s/.config/shellesc/rules", home) < 0 ? NULL : dir;
+	return cli_rules_join(home, ".config/shellesc/rules");
 }
 
 /* Codex's rules, for mcp: $CODEX_HOME/rules, else ~/.codex/rules. */
@@ -62,24 +74,23 @@ static char *
 cli_rules_codexdir(void)
 {
 	const char *codex = getenv("CODEX_HOME"), *home;
-	char *dir = NULL;
 
 	if (codex && *codex)
-		return asprintf(&dir, "%s/rules", codex) < 0 ? NULL : dir;
+		return cli_rules_join(codex, "rules");
 	if ((home = cli_rules_home("CODEX_HOME")) == NULL)
 		return NULL;
-	return asprintf(&dir, "%s/.codex/rules", home) < 0 ? NULL : dir;
+	return cli_rules_join(home, ".codex/rules");
 }
 
 /* Every .rules file in dir, in glob's (sorted) order. */
 static int
 cli_rules_glob(struct cli_strv *files, const char *dir)
 {
-	char *pat = NULL;
+	char *pat = cli_rules_join(dir, "*.rules");
 	glob_t g;
 	int r = 0;
 
-	if (asprintf(&pat, "%s/*.rules", dir) < 0)
+	if (pat == NULL)
 		return -1;
 	if (glob(pat, 0, NULL, &g) == 0) {
 		for (size_t i = 0; r == 0 && i < g.gl_pathc; i++)
@@ -98,8 +109,10 @@ cli_rules_load(const struct cli_strv *files, const char *extra)
 	struct rules_error err = { .line = 0 };
 	const char *f = NULL;
 
-	if (r == NULL)
+	if (r == NULL) {
+		cli_oom();
 		return NULL;
+	}
 	for (size_t i = 0; i <= files->n; i++) {
 		f = i < files->n ? files->v[i] : extra;
 		if (f != NULL && rules_load_file(r, f, &err) != 0)
@@ -134,13 +147,11 @@ cli_rules_open(struct cli *c)
 	int r = -1;
 
 	if ((c->rules = cr) == NULL)
-		return -1;
+		return cli_oom();
 	pthread_rwlock_init(&cr->lk, NULL);
 	if ((dir = cli_rules_userdir()) == NULL ||
-	    asprintf(&cr->user, "%s/default.rules", dir) < 0) {
-		cr->user = NULL;
+	    (cr->user = cli_rules_join(dir, "default.rules")) == NULL)
 		goto out;
-	}
 	if (c->o.cmd == CLI_MCP && cli_rules_mcp(cr) != 0)
 		goto out;
 	if (c->o.policies.n > 0) {
@@ -282,13 +293,14 @@ int
 cli_rules_always(struct cli *c, const char *program, char *const *argv)
 {
 	struct cli_rules *cr = c->rules;
+	struct rules_error err = { .msg = "out of memory" };
 	size_t n;
 	char **tokens = cli_rules_tokens(program, argv, &n);
-	int r = tokens ? rules_append_prefix_rule(cr->user, tokens, n, RULES_ESCALATE) : -ENOMEM;
+	int r = tokens ? rules_append_prefix_rule(cr->user, tokens, n, RULES_ESCALATE, &err) : -1;
 
 	free(tokens);
 	if (r != 0) {
-		cli_warnx("cannot add a rule to %s: %s", cr->user, strerror(-r));
+		cli_warnx("cannot add a rule to %s: %s", cr->user, err.msg);
 		return -1;
 	}
 	cli_debug(c, 1, "added a rule to %s", cr->user);

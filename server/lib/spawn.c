@@ -71,8 +71,13 @@ spawn_watch_thread(pid_t pid)
 	pthread_t t;
 	int p[2], r;
 
-	if (w == NULL || pipe2(p, O_CLOEXEC) != 0)
-		return free(w), -ENOMEM;
+	if (w == NULL)
+		return -ENOMEM;
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		r = -errno;
+		free(w);
+		return r;
+	}
 	*w = (struct spawn_waiter){ pid, p[1] };
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -125,27 +130,34 @@ spawn_is_dst(const struct spawn_spec *sp, int fd)
 	return false;
 }
 
-/* Child: install fds[] on their destinations, close all else but errfd. */
+/*
+ * Child: install fds[] on their destinations, close all else but *errfd,
+ * which is first moved above them all (*errfd follows it at once, so the
+ * failure can still be reported).  0 or -errno.
+ */
 static int
-spawn_child_fds(const struct spawn_spec *sp, int errfd)
+spawn_child_fds(const struct spawn_spec *sp, int *errfd)
 {
-	int base = spawn_max_fd(sp) + 1, tmp[SHELLESC_MAX_FDS];
+	int base = spawn_max_fd(sp) + 1, tmp[SHELLESC_MAX_FDS], fd;
 
-	if (errfd < base && (errfd = fcntl(errfd, F_DUPFD_CLOEXEC, base)) < 0)
-		return -1;
+	if (*errfd < base) {
+		if ((fd = fcntl(*errfd, F_DUPFD_CLOEXEC, base)) < 0)
+			return -errno;
+		*errfd = fd;
+	}
 	for (size_t i = 0; i < sp->nfds; i++)
 		if ((tmp[i] = fcntl(sp->fds[i].src, F_DUPFD_CLOEXEC, base)) < 0)
-			return -1;
+			return -errno;
 	for (size_t i = 0; i < sp->nfds; i++)
 		if (dup2(tmp[i], sp->fds[i].dst) < 0)
-			return -1;
-	for (int fd = 0; fd < base; fd++)
+			return -errno;
+	for (fd = 0; fd < base; fd++)
 		if (!spawn_is_dst(sp, fd))
 			close(fd);
-	if (errfd > base)
-		close_range((unsigned)base, (unsigned)errfd - 1, 0);
-	close_range((unsigned)errfd + 1, ~0U, 0);
-	return errfd;
+	if (*errfd > base)
+		close_range((unsigned)base, (unsigned)*errfd - 1, 0);
+	close_range((unsigned)*errfd + 1, ~0U, 0);
+	return 0;
 }
 
 static void
@@ -187,13 +199,16 @@ spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent)
 	    getppid() != parent))
 		_exit(127);
 	spawn_child_signals();
-	if ((errfd = spawn_child_fds(sp, errfd)) >= 0 &&
-	    (sp->cwd == NULL || chdir(sp->cwd) == 0))
+	if ((e = spawn_child_fds(sp, &errfd)) != 0)
+		e = -e;
+	else if (sp->cwd != NULL && chdir(sp->cwd) != 0)
+		e = errno;
+	else {
 		spawn_exec(sp);
-	e = errno;
-	if (errfd >= 0)
-		while (write(errfd, &e, sizeof(e)) < 0 && errno == EINTR)
-			;
+		e = errno;
+	}
+	while (write(errfd, &e, sizeof(e)) < 0 && errno == EINTR)
+		;
 	_exit(127);
 }
 
