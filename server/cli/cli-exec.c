@@ -5,11 +5,12 @@
  * timed_out}, output bytes encoded as cli-json.c describes.
  *
  * The library spawns the shell itself and offers no hook between its fork
- * and exec, so --sandbox landlock gives it this very program as the shell,
- * with CLI_ENV_SANDBOX saying what to confine and which shell to become:
- * cli_exec_sandboxed() enters the Landlock ruleset of each layer (exec has
- * one; mcp up to two, its command line's and its client's), then executes
- * the real shell with the same -c/-lc COMMAND.
+ * and exec, so it is given this very program as the shell, with
+ * CLI_ENV_SANDBOX saying what to confine and which shell to become:
+ * cli_exec_sandboxed() enters the Landlock ruleset of each layer (exec's
+ * --sandbox landlock is one; mcp stacks its command line's and its
+ * client's) and the session's seccomp filter (always, cli-seccomp.h),
+ * then executes the real shell with the same -c/-lc COMMAND.
  */
 #include "config.h"
 
@@ -24,6 +25,7 @@
 
 #include "cli.h"
 #include "cli-json.h"
+#include "cli-seccomp.h"
 
 extern char **environ;
 
@@ -82,7 +84,7 @@ cli_exec_print(const struct shellesc_exec_result *res)
 	free(line);
 }
 
-/* This program's path, for the library to run as the sandboxed shell. */
+/* This program's path, for the library to run as the confined shell. */
 int
 cli_exec_self(char *buf, size_t size)
 {
@@ -96,28 +98,29 @@ cli_exec_self(char *buf, size_t size)
 	return 0;
 }
 
-/* The session's exec, with the shell swapped for us under the sandbox. */
+/* The session's exec, with the shell swapped for us, to confine it. */
 static int
 cli_exec_run(struct cli *c, struct shellesc_exec_params *p,
     struct shellesc_exec_result *res)
 {
+	struct cli_layer one = { .writable = c->o.writable, .no_network = c->o.no_network };
 	char self[PATH_MAX], **env = NULL, *entry = NULL;
 	int r;
 
-	if (c->ruleset >= 0) {
-		if (cli_exec_self(self, sizeof(self)) != 0)
-			return -1;
-		struct cli_layer one = { .writable = c->o.writable,
-		    .no_network = c->o.no_network };
-
-		p->env = env = cli_exec_sandbox_env(p->shell, &one, 1, &entry);
-		if (env == NULL) {
-			cli_warnx("exec: out of memory");
-			free(entry);
-			return -1;
-		}
-		p->shell = self;
+	/* what the shell's spawn would have said, had it been ours */
+	if (p->shell[0] == '/' && access(p->shell, X_OK) != 0) {
+		cli_warn("exec: %s", p->shell);
+		return -1;
 	}
+	if (cli_exec_self(self, sizeof(self)) != 0)
+		return -1;
+	p->env = env = cli_exec_sandbox_env(p->shell, &one, c->ruleset >= 0 ? 1 : 0, &entry);
+	if (env == NULL) {
+		cli_warnx("exec: out of memory");
+		free(entry);
+		return -1;
+	}
+	p->shell = self;
 	if ((r = shellesc_session_exec(c->s, p, res)) != 0)
 		cli_warnx("exec: %s: %s", c->o.shell ? c->o.shell : "/bin/bash", strerror(-r));
 	free(entry);
@@ -213,8 +216,7 @@ cli_exec_spec(const char *text, struct cli_sbx *x)
 	int r = -1;
 
 	x->shell = cli_json_unbytes(json_object_get(j, "shell"));
-	if (x->shell != NULL && json_is_array(layers) && json_array_size(layers) > 0 &&
-	    json_array_size(layers) <= CLI_SBX_LAYERS)
+	if (x->shell != NULL && json_is_array(layers) && json_array_size(layers) <= CLI_SBX_LAYERS)
 		r = 0;
 	json_array_foreach(layers, i, e)
 		if (r == 0 && cli_exec_spec_layer(e, &x->layer[x->n++]) != 0)
@@ -225,22 +227,37 @@ cli_exec_spec(const char *text, struct cli_sbx *x)
 	return r;
 }
 
-/* Enter every layer's ruleset, in order; 0 or -1 after a message. */
+/* Enter layer i's Landlock ruleset: 0 or -1 after a message. */
+static int
+cli_exec_layer(const struct cli_sbx *x, size_t i)
+{
+	int ruleset = cli_landlock_ruleset(&x->layer[i].writable, x->layer[i].no_network);
+	int e;
+
+	if (ruleset < 0)
+		return -1;
+	if ((e = cli_landlock_enter(ruleset)) != 0)
+		cli_warn("cannot enter the Landlock sandbox");
+	close(ruleset);
+	return e;
+}
+
+/* Every Landlock layer the spec asks for, then the seccomp filter: 0 or -1. */
 static int
 cli_exec_confine(const struct cli_sbx *x)
 {
-	for (size_t i = 0; i < x->n; i++) {
-		int ruleset = cli_landlock_ruleset(&x->layer[i].writable, x->layer[i].no_network);
-		int e = ruleset < 0 ? 0 : cli_landlock_enter(ruleset);
+	struct cli_seccomp f;
 
-		if (ruleset >= 0)
-			close(ruleset);
-		if (ruleset < 0)
+	if (cli_seccomp_build(&f) != 0) {
+		cli_warnx("cannot build the session's seccomp filter");
+		return -1;
+	}
+	for (size_t i = 0; i < x->n; i++)
+		if (cli_exec_layer(x, i) != 0)
 			return -1;
-		if (e != 0) {
-			cli_warnx("cannot enter the Landlock sandbox: %s", strerror(-e));
-			return -1;
-		}
+	if (cli_seccomp_enter(&f) != 0) {
+		cli_warn("cannot install the session's seccomp filter");
+		return -1;
 	}
 	return 0;
 }

@@ -17,9 +17,10 @@
  * the command line's alone).  Until the first update the command line's
  * sandbox is all there is (none by default), where the reference refuses
  * every call.  A call keeps the sandbox in force when it started.  Its
- * shell enters the layers through this very program (cli-exec.c:
- * cli_exec_sandboxed); escalated commands are started by the server and
- * are never in any.
+ * shell is always started through this very program (cli-exec.c:
+ * cli_exec_sandboxed), which enters the layers and the session's seccomp
+ * filter; escalated commands are started by the server and are never in
+ * any.
  */
 #include "config.h"
 
@@ -138,8 +139,6 @@ mcp_sbx_exec(const struct mcp_sbx *x, const char **shell, char *self, size_t siz
 
 	*env = NULL;
 	*entry = NULL;
-	if (x->n == 0)
-		return 0;
 	if (mcp_sbx_existing(x, dirs) != 0 || cli_exec_self(self, size) != 0 ||
 	    (*env = cli_exec_sandbox_env(*shell, dirs, x->n, entry)) == NULL)
 		*why = strdup("cannot prepare the sandbox (shellesc's stderr says why)");

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli-mcp.h"
 
@@ -193,6 +194,12 @@ mcp_call_run(struct mcp_call *call, struct shellesc_exec_result *res, char **why
 	int r = -1;
 
 	p.shell = call->m->c->o.shell ? call->m->c->o.shell : "/bin/bash";
+	/* what the shell's spawn would have said, had it been ours */
+	if (access(p.shell, X_OK) != 0) {
+		if (asprintf(why, "cannot run %s: %s", p.shell, strerror(errno)) < 0)
+			*why = NULL;
+		return -1;
+	}
 	if (mcp_call_workdir(call, why) == 0 &&
 	    mcp_sbx_exec(call->sbx, &p.shell, self, sizeof(self), &env, &entry, why) == 0) {
 		p.env = env;

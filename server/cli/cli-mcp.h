@@ -132,8 +132,9 @@ void mcp_sbx_update(struct mcp *m, json_t *id, json_t *params);
 struct mcp_sbx *mcp_sbx_get(struct mcp *m);
 void mcp_sbx_unref(struct mcp_sbx *x);
 json_t *mcp_sbx_json(const struct mcp_sbx *x);
-/* The environment and shell for running under x (NULL env: ours, as is);
- * *entry, *env to be freed.  -1 after a message in *why. */
+/* The environment and shell (this program, re-executed) for running under
+ * x and the session's seccomp filter; *entry, *env to be freed.  -1 after
+ * a message in *why. */
 int mcp_sbx_exec(const struct mcp_sbx *x, const char **shell, char *self, size_t size,
     char ***env, char **entry, char **why);
 

@@ -37,7 +37,7 @@
  * this one for the preload library, SHELLESC_ENV_PROXY_PATH (proto.h) for
  * the wrapper. */
 #define CLI_ENV_PRELOAD		"SHELLESC_PRELOAD"
-/* Set by "exec --sandbox landlock" for its own re-execution (cli-exec.c). */
+/* Set by "exec" for its own re-execution as the shell (cli-exec.c). */
 #define CLI_ENV_SANDBOX		"SHELLESC_SANDBOX_SHELL"
 
 enum cli_cmd { CLI_RUN, CLI_CHECK, CLI_EXEC, CLI_MCP };
@@ -191,9 +191,10 @@ int cli_check(struct cli *c);
 int cli_exec(struct cli *c);
 int cli_mcp(struct cli *c);
 int cli_exec_sandboxed(int argc, char **argv, const char *spec);
-/* For a shell run under Landlock by the library: environ plus *entry, the
- * spec cli_exec_sandboxed() reads; the shell to give the library is this
- * very program (cli_exec_self).  Free *entry and the vector. */
+/* For a shell the library runs confined (n Landlock layers, none for no
+ * sandbox, and always the session's seccomp filter): environ plus *entry,
+ * the spec cli_exec_sandboxed() reads; the shell to give the library is
+ * this very program (cli_exec_self).  Free *entry and the vector. */
 char **cli_exec_sandbox_env(const char *shell, const struct cli_layer *layers, size_t n,
     char **entry);
 int cli_exec_self(char *buf, size_t size);

@@ -78,6 +78,10 @@ test('run: exit code, interleaved output, duration; text and structuredContent a
 	assert.equal(r.structuredContent.output_bytes, text.output.length);
 	assert.deepEqual(r.structuredContent.sandbox.type, 'none');
 	assert.deepEqual(r.structuredContent.decisions, []);
+	// no sandbox, but the session's seccomp filter all the same (nothing in
+	// it may type on a terminal: docs/security.md)
+	const f = await shell(client, { command: 'grep ^Seccomp: /proc/self/status', workdir: dir });
+	assert.equal(parse(f).output, 'Seccomp:\t2\n');
 });
 
 test('run: login shell by default, --shell for another shell', T, async (t) => {
