@@ -78,6 +78,8 @@ cli_policy_answer(struct cli *c, struct shellesc_request *req,
 	d.reason = reason;
 	cli_audit_decision(c, req, v, a, reason);
 	cli_policy_report(c, req, v, a, reason);
+	if (v->answered)
+		v->answered(v->answered_arg, req, v, a, reason);
 	shellesc_request_decide(req, &d);
 	free(reason);
 	cli_verdict_free(v);

@@ -218,6 +218,10 @@ struct shellesc_session {
 	int client_fd;
 	pthread_mutex_t mu;		/* client_fd */
 	char *env[5];			/* the overlay */
+	/* shellesc_session_cancel(): the flag, and an eventfd that wakes a
+	 * running exec (set from a signal handler too, so no lock). */
+	atomic_bool cancelled;
+	int cancel_fd;
 };
 
 #endif /* SHELLESC_SERVER_H */
