@@ -95,6 +95,9 @@ roundtrip_small(const struct msg *m, struct msg *out, struct frame_rx *rx)
 	case SHELLESC_MSG_SIGNAL:
 		r = msg_send_signal(sv[1], (int)m->signal);
 		break;
+	case SHELLESC_MSG_STOPPED:
+		r = msg_send_stopped(sv[1], (int)m->signal);
+		break;
 	case SHELLESC_MSG_RESULT:
 		text = msg_has(m, "error") ? msg_text(&m->error) : NULL;
 		r = msg_has(m, "exit_code") ? msg_send_result(sv[1], (int)m->exit_code, 0, false, text) :
@@ -134,6 +137,7 @@ roundtrip(const struct msg *m)
 		    "hand-over differs");
 		break;
 	case SHELLESC_MSG_SIGNAL:
+	case SHELLESC_MSG_STOPPED:
 		FZ_CHECK(o.signal == m->signal, "signal differs");
 		break;
 	case SHELLESC_MSG_RESULT:
@@ -158,7 +162,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(r <= 0 && r > SE_ERR_MAX_, "decode returned %d", r);
 	if (r != 0)
 		return 0;
-	FZ_CHECK(m.type >= SHELLESC_MSG_EXEC && m.type <= SHELLESC_MSG_ERROR, "type %d", (int)m.type);
+	FZ_CHECK(m.type >= SHELLESC_MSG_EXEC && m.type <= SHELLESC_MSG_STOPPED, "type %d", (int)m.type);
 	roundtrip(&m);
 	return 0;
 }
