@@ -1,8 +1,9 @@
 /*
  * cli-check.c: shellesc check ARGV: what the rules decide for a command,
  * and the rule that decided it.  ARGV[0] is found as a shell would (PATH)
- * and made absolute the way the server does (resolve.c), so the answer is
- * the one a session would give.  Flags (static, set-id) are taken as none.
+ * and identified the way the server does (its real path and inode), so
+ * the answer is the one a session would give.  Flags (static, set-id) are
+ * taken as none.
  */
 #include "config.h"
 
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -73,15 +75,39 @@ cli_check_program(const char *name)
 	return abs;
 }
 
+/* The file found, as a session's server identifies it: by its real path
+ * and inode.  (Its set-id bits, a loader or a busybox are not looked at.) */
+static char *
+cli_check_file(char *program, struct rules_file *f)
+{
+	char *real = realpath(program, NULL);
+	struct stat st;
+
+	if (real == NULL) {
+		f->path = program;
+		return program;
+	}
+	free(program);
+	f->path = real;
+	if (stat(real, &st) == 0) {
+		f->known = true;
+		f->dev = st.st_dev;
+		f->ino = st.st_ino;
+	}
+	return real;
+}
+
 int
 cli_check(struct cli *c)
 {
 	struct cli_verdict v = { 0 };
+	struct rules_file f = { .path = NULL };
 	char *program;
 	int r = CLI_EXIT_FAIL;
 
 	if (cli_rules_open(c) == 0 && (program = cli_check_program(c->o.argv[0])) != NULL) {
-		cli_rules_decide(c, program, c->o.argv, 0, &v);
+		program = cli_check_file(program, &f);
+		cli_rules_decide(c, &f, c->o.argv, &v);
 		if (c->o.json)
 			cli_check_json(c, program, &v);
 		else

@@ -26,12 +26,14 @@
 extern char **environ;
 
 /* environ plus *entry, CLI_ENV_SANDBOX={"shell": ..., "writable": [...],
- * "no_network": ...}; free both. */
+ * "no_network": ..., "exec_allowed": [...] or null}; free both. */
 static char **
 cli_exec_sandbox_env(struct cli *c, const char *shell, char **entry)
 {
-	json_t *j = json_pack("{s:o, s:o, s:b}", "shell", cli_json_str(shell),
-	    "writable", cli_json_strv(c->o.writable.v), "no_network", c->o.no_network);
+	json_t *j = json_pack("{s:o, s:o, s:b, s:o}", "shell", cli_json_str(shell),
+	    "writable", cli_json_strv(c->o.writable.v), "no_network", c->o.no_network,
+	    "exec_allowed", c->o.no_exec_writable ? cli_json_strv(c->exec_allowed.v) :
+	    json_null());
 	char *spec = j ? json_dumps(j, JSON_COMPACT) : NULL, **env;
 	size_t n = 0;
 
@@ -127,7 +129,7 @@ cli_exec(struct cli *c)
 		return r;
 	/* the shell's directory is the one writable by default */
 	c->o.cwd = p.workdir = cwd;
-	p.shell = c->o.shell ? c->o.shell : "/bin/bash";
+	c->program = p.shell = c->o.shell ? c->o.shell : "/bin/bash";
 	if (cli_setup(c) == 0 && cli_exec_run(c, &p, &res) == 0) {
 		cli_exec_print(&res);
 		shellesc_exec_result_free(&res);
@@ -144,27 +146,41 @@ struct cli_sbx {
 	char *shell;
 	struct cli_strv writable;
 	bool no_network;
+	bool no_exec;
+	struct cli_strv exec_allowed;	/* with no_exec */
 };
+
+/* A JSON array of byte strings appended to sv; 0, or -1 (not one). */
+static int
+cli_exec_strv(json_t *a, struct cli_strv *sv)
+{
+	size_t i;
+	json_t *e;
+	int r = json_is_array(a) ? 0 : -1;
+
+	json_array_foreach(a, i, e) {
+		char *s = cli_json_unbytes(e);
+
+		if (s == NULL || cli_strv_add(sv, s) != 0)
+			r = -1;
+		free(s);
+	}
+	return r;
+}
 
 static int
 cli_exec_spec(const char *text, struct cli_sbx *x)
 {
 	json_error_t err;
-	json_t *j = json_loads(text, 0, &err), *w = json_object_get(j, "writable"), *e;
-	size_t i;
+	json_t *j = json_loads(text, 0, &err), *allowed = json_object_get(j, "exec_allowed");
 	int r = -1;
 
 	x->shell = cli_json_unbytes(json_object_get(j, "shell"));
 	x->no_network = json_is_true(json_object_get(j, "no_network"));
-	if (x->shell != NULL && json_is_array(w))
+	x->no_exec = !json_is_null(allowed);
+	if (x->shell != NULL && cli_exec_strv(json_object_get(j, "writable"), &x->writable) == 0 &&
+	    (!x->no_exec || cli_exec_strv(allowed, &x->exec_allowed) == 0))
 		r = 0;
-	json_array_foreach(w, i, e) {
-		char *dir = cli_json_unbytes(e);
-
-		if (dir == NULL || cli_strv_add(&x->writable, dir) != 0)
-			r = -1;
-		free(dir);
-	}
 	json_decref(j);
 	if (r != 0)
 		cli_warnx("%s is not what shellesc exec sets", CLI_ENV_SANDBOX);
@@ -181,7 +197,8 @@ cli_exec_sandboxed(int argc, char **argv, const char *spec)
 	if (argc != 3 || (strcmp(argv[1], "-c") != 0 && strcmp(argv[1], "-lc") != 0))
 		cli_warnx("%s is set, but this is not a shell's command line", CLI_ENV_SANDBOX);
 	else if (cli_exec_spec(spec, &x) == 0 &&
-	    (ruleset = cli_landlock_ruleset(&x.writable, x.no_network)) >= 0) {
+	    (ruleset = cli_landlock_ruleset(&x.writable, x.no_network,
+	    x.no_exec ? &x.exec_allowed : NULL)) >= 0) {
 		char *const shargv[] = { x.shell, argv[1], argv[2], NULL };
 
 		int e;
@@ -202,5 +219,6 @@ cli_exec_sandboxed(int argc, char **argv, const char *spec)
 		close(ruleset);
 	free(x.shell);
 	cli_strv_free(&x.writable);
+	cli_strv_free(&x.exec_allowed);
 	return r;
 }

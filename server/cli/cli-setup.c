@@ -1,8 +1,9 @@
 /*
- * cli-setup.c: what run and exec share: rules, audit, the sandbox's
- * ruleset, the prompt thread and the session, set up in that order (the
- * ruleset and the private temporary directory before any thread, since
- * TMPDIR is set in our own environment), torn down in reverse.
+ * cli-setup.c: what run and exec share: the writable directories, rules,
+ * audit, the sandbox's ruleset, the prompt thread and the session, set up
+ * in that order (the ruleset and the private temporary directory before
+ * any thread, since TMPDIR is set in our own environment), torn down in
+ * reverse.
  */
 #include "config.h"
 
@@ -84,14 +85,47 @@ cli_setup_writable(struct cli *c)
 	return r;
 }
 
+/* The writable directories are known before the rules are loaded: names
+ * are looked up only where the sandbox cannot write (cli-rules.c). */
+static int
+cli_setup_roots(struct cli *c)
+{
+	if (c->o.sandbox != CLI_SANDBOX_LANDLOCK || c->o.writable.n > 0)
+		return 0;
+	return cli_setup_writable(c);
+}
+
+/*
+ * What --no-exec-writable still lets run in place beneath the writable
+ * directories: the exact paths the rules name there, PROGRAM (the user
+ * named it) and the exec wrapper (the shell runs every command through it).
+ */
+static int
+cli_setup_exec_allowed(struct cli *c)
+{
+	struct cli_strv *allow = &c->exec_allowed;
+	const char *w = getenv(CLI_ENV_WRAPPER);
+
+	if (cli_rules_exec_paths(c, allow) != 0 ||
+	    cli_strv_add(allow, w && *w ? w : SHELLESC_WRAPPER_PATH) != 0 ||
+	    (c->program && cli_strv_add(allow, c->program) != 0)) {
+		cli_warnx("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < allow->n; i++)
+		cli_debug(c, 2, "--no-exec-writable: %s may run in place", allow->v[i]);
+	return 0;
+}
+
 static int
 cli_setup_sandbox(struct cli *c)
 {
 	if (c->o.sandbox != CLI_SANDBOX_LANDLOCK)
 		return 0;
-	if (c->o.writable.n == 0 && cli_setup_writable(c) != 0)
+	if (c->o.no_exec_writable && cli_setup_exec_allowed(c) != 0)
 		return -1;
-	c->ruleset = cli_landlock_ruleset(&c->o.writable, c->o.no_network);
+	c->ruleset = cli_landlock_ruleset(&c->o.writable, c->o.no_network,
+	    c->o.no_exec_writable ? &c->exec_allowed : NULL);
 	return c->ruleset < 0 ? -1 : 0;
 }
 
@@ -105,6 +139,8 @@ cli_setup_parts(struct cli *c, struct shellesc_config *cfg)
 	const char *w = getenv(CLI_ENV_WRAPPER), *p = getenv(CLI_ENV_PRELOAD);
 
 	cfg->intercept = c->o.intercept;
+	/* what the sandboxed side can write cannot be escalated by its name */
+	cfg->writable = c->o.sandbox == CLI_SANDBOX_LANDLOCK ? c->o.writable.v : NULL;
 	cfg->wrapper_path = w && *w ? w : SHELLESC_WRAPPER_PATH;
 	cfg->preload_path = p && *p ? p : SHELLESC_PRELOAD_PATH;
 	if (access(cfg->wrapper_path, X_OK) != 0) {
@@ -144,7 +180,7 @@ cli_setup(struct cli *c)
 	/* An approver or terminal going away must be an error, not our death;
 	 * children get SIGPIPE back (cli-run.c, cli-approver.c, spawn.c). */
 	signal(SIGPIPE, SIG_IGN);
-	if (cli_rules_open(c) != 0 || cli_audit_open(c) != 0 ||
+	if (cli_setup_roots(c) != 0 || cli_rules_open(c) != 0 || cli_audit_open(c) != 0 ||
 	    cli_setup_sandbox(c) != 0 || cli_prompt_start(c) != 0 ||
 	    cli_setup_session(c) != 0)
 		return -1;
@@ -168,6 +204,7 @@ cli_teardown(struct cli *c)
 		free(c->tmpdir);
 		c->tmpdir = NULL;
 	}
+	cli_strv_free(&c->exec_allowed);
 	cli_audit_close(c);
 	cli_rules_close(c);
 }
