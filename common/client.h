@@ -29,7 +29,8 @@
  */
 int client_session_fd(char *const *envp, int *fd);
 
-/* An fd number as the environment gives it: 1-9 decimal digits, else -1. */
+/* An fd number as the environment gives it (1-9 decimal digits, nothing
+ * else), or SE_ERR_RANGE. */
 int client_fd_value(const char *v);
 
 /* Check that fd is an open AF_UNIX SOCK_DGRAM socket. */

@@ -35,38 +35,49 @@ pl_fail(const char *path, const char *why)
 	memcpy(msg + 32, why, n);
 	msg[32 + n] = '\0';
 	client_say(path, msg);
-	errno = EACCES;
 	return PL_FAIL;
 }
 
 /* Linux >= 5.18 runs a NULL or empty argv as { "" }: that is what is asked about. */
 static char *const pl_empty_argv[] = { (char *)"", NULL };
 
-enum pl_verdict
-pl_decide(const char *path, char *const argv[], char *const envp[], int *stream)
+/* The server's verdict on one exec (errno is the caller's to keep). */
+static enum pl_verdict
+pl_ask(const char *path, char *const argv[], char *const envp[], int *stream)
 {
 	struct msg_exec_out e = { .file = path, .env = envp,
 	    .argv = argv && argv[0] ? argv : pl_empty_argv };
 	struct client_req req;
-	int saved = errno, r;
+	int r;
 
-	if (!pl.active || (pl.wrapper[0] && strcmp(path, pl.wrapper) == 0) ||
-	    strcmp(path, pl.proxy) == 0)
-		return PL_PASS;		/* the wrapper's own exec is not a decision */
 	if (!pl_sock_ok(true))	/* its number may have been reused by now */
 		return pl_fail(path, "the session socket is gone or not a socket");
 	e.pid = getpid();
 	e.flags = pl_target_flags(path) | SHELLESC_FLAG_VIA_PRELOAD;
 	if ((r = client_ask(pl_sock(), &e, &req)) != 0)
 		return pl_fail(path, req.refused ? req.reason : client_strerror(r));
-	errno = saved;
 	if (req.action == SHELLESC_ACT_RUN)
 		return PL_RUN;
-	if (req.action == SHELLESC_ACT_ESCALATE)
-		return (*stream = req.stream), PL_ESCALATE;
+	if (req.action == SHELLESC_ACT_ESCALATE) {
+		*stream = req.stream;
+		return PL_ESCALATE;
+	}
 	client_say("execution denied", req.reason[0] ? req.reason : NULL);
-	errno = EACCES;
 	return PL_DENY;
+}
+
+enum pl_verdict
+pl_decide(const char *path, char *const argv[], char *const envp[], int *stream)
+{
+	enum pl_verdict v;
+	int saved = errno;
+
+	if (!pl.active || (pl.wrapper[0] && strcmp(path, pl.wrapper) == 0) ||
+	    strcmp(path, pl.proxy) == 0)
+		return PL_PASS;		/* the wrapper's own exec is not a decision */
+	v = pl_ask(path, argv, envp, stream);
+	errno = saved;
+	return v;
 }
 
 /* --- the child's environment ------------------------------------------ */
@@ -291,8 +302,7 @@ pl_exec_proxy(const char *path, char *const argv[], char *const envp[], int stre
 	if (v != NULL)
 		munmap(v, size);
 	fdpass_close_all(&stream, 1);
-	errno = e;
-	return -1;
+	return e;
 }
 
 int
@@ -300,20 +310,21 @@ pl_exec_decided(const char *path, char *const argv[], char *const envp[],
     enum pl_verdict v, int stream)
 {
 	char **env;
-	int r, e;
+	int e;
 
 	if (v == PL_DENY || v == PL_FAIL)
-		return -1;
+		return EACCES;
 	if (v == PL_ESCALATE)
 		return pl_exec_proxy(path, argv, envp, stream);
-	if (!pl.active)
-		return pl_real.execve(path, argv, envp);
+	if (!pl.active) {
+		pl_real.execve(path, argv, envp);
+		return errno;
+	}
 	if ((env = pl_env(envp, -1)) == NULL)
-		return -1;
+		return errno;
 	pl_sock_inherit();
-	r = pl_real.execve(path, argv, env);
+	pl_real.execve(path, argv, env);
 	e = errno;
 	pl_env_free(env, envp);
-	errno = e;
-	return r;
+	return e;
 }

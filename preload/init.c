@@ -173,7 +173,8 @@ pl_init(void)
 		goto out;
 	pl.active = true;
 	pl.sock = client_fd_value(v);
-	pl.broken = pl.sock < 0;
+	if ((pl.broken = pl.sock < 0))
+		pl.sock = -1;
 	pl.owner = getpid();
 	pl.preload = pl_save_var("LD_PRELOAD");
 	pl.wrapper = pl_save_var(SHELLESC_ENV_WRAPPER);

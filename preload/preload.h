@@ -7,10 +7,16 @@
  * nothing (stack buffers, mmap), takes no locks, uses no stdio, and makes
  * only async-signal-safe system calls.  errno is preserved on every path
  * that falls through to the real function.
+ *
+ * Errors: the functions here return 0 or a positive errno value (as
+ * posix_spawn and path_search do), never -1 nor a negative errno; errno is
+ * set only on the way out of an interposed function that fails (pl_errno()
+ * where it returns -1) and is otherwise left as the caller had it.
  */
 #ifndef SHELLESC_PRELOAD_H
 #define SHELLESC_PRELOAD_H
 
+#include <errno.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -18,6 +24,14 @@
 #include <sys/types.h>
 
 #define PL_EXPORT __attribute__((visibility("default")))
+
+/* An interposed function's failure: errno = e, and -1 to return. */
+static inline int
+pl_errno(int e)
+{
+	errno = e;
+	return -1;
+}
 
 /*
  * The real functions, found with dlsym(RTLD_NEXT) on the first call of any
@@ -94,7 +108,7 @@ enum pl_verdict { PL_RUN, PL_ESCALATE, PL_DENY, PL_FAIL, PL_PASS };
  * Ask the server about executing path (as the kernel will resolve it).
  * PL_PASS: no session, or path is the wrapper (its own exec is not a
  * decision).  PL_ESCALATE leaves *stream open.  PL_DENY and PL_FAIL have
- * printed their message and set errno to EACCES.
+ * printed their message; the exec fails with EACCES.  errno is kept.
  */
 enum pl_verdict pl_decide(const char *path, char *const argv[],
     char *const envp[], int *stream);
@@ -108,22 +122,14 @@ enum pl_verdict pl_decide(const char *path, char *const argv[],
 char **pl_env(char *const envp[], int proxy_fd);
 void pl_env_free(char **env, char *const envp[]);
 
-/* exec path after a decision: run, or become the escalation proxy. */
+/* exec path after a decision: run, or become the escalation proxy.
+ * Returns only on failure: the errno the exec failed with (EACCES for
+ * PL_DENY and PL_FAIL). */
 int pl_exec_decided(const char *path, char *const argv[], char *const envp[],
     enum pl_verdict v, int stream);
 
-/*
- * What execve would say without running anything (shim.c): 0 for an
- * executable regular file, the only kind worth a decision, else an errno.
- */
-int pl_precheck(const char *path);
-
 /* --- path.c: PATH search exactly as glibc's execvpe/posix_spawnp --- */
-/*
- * Calls try(path, arg) for each candidate in turn, as glibc would; try
- * returns 0 to stop (done, result in its arg), or an errno to go on.
- * Returns the errno the search ends with.
- */
+/* path_search (common/path.h) over the PATH of the caller's environ. */
 int pl_path_search(const char *file, int (*try)(const char *, void *), void *arg);
 
 /* --- target.c --- */
@@ -131,6 +137,7 @@ int pl_path_search(const char *file, int (*try)(const char *, void *), void *arg
 unsigned pl_target_flags(const char *path);
 
 /* --- spawn.c --- */
+/* posix_spawn, decided: 0 or an error number (EACCES when refused). */
 int pl_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[]);
 

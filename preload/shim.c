@@ -10,41 +10,23 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "client.h"
+#include "path.h"
 #include "preload.h"
 #include "script.h"
 
 extern char **environ;
 
-/*
- * What execve would say without running anything: only an executable
- * regular file is worth a decision.  Refusing here, rather than letting the
- * real execve fail, leaves no window for a file to appear undecided.
- */
-int
-pl_precheck(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) != 0)
-		return errno;
-	if (!S_ISREG(st.st_mode))
-		return EACCES;
-	if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) != 0)
-		return errno;
-	return 0;
-}
-
-/* Decide and exec one candidate; returns the errno it failed with. */
+/* One exec attempt of the exec family, tried on each candidate. */
 struct pl_try {
 	char *const *argv, *const *envp;
 	bool script;		/* execvp family: ENOEXEC runs /bin/sh */
+	bool refused;		/* the policy refused a candidate: EACCES */
 };
 
-/* After ENOEXEC, as glibc's execvp family: /bin/sh PATH ARGS... */
+/* After ENOEXEC, as glibc's execvp family: /bin/sh PATH ARGS...; its errno. */
 static int
 pl_exec_script(const char *path, const struct pl_try *t, enum pl_verdict v)
 {
@@ -52,10 +34,14 @@ pl_exec_script(const char *path, const struct pl_try *t, enum pl_verdict v)
 
 	script_argv(sh, path, t->argv);
 	/* The script was decided on: /bin/sh running it is the same exec. */
-	pl_exec_decided(SCRIPT_SHELL, sh, t->envp, v == PL_PASS ? PL_PASS : PL_RUN, -1);
-	return errno;
+	return pl_exec_decided(SCRIPT_SHELL, sh, t->envp, v == PL_PASS ? PL_PASS : PL_RUN, -1);
 }
 
+/*
+ * Decide and exec one candidate; returns the errno it failed with, or 0
+ * when the policy refused it (t->refused): a refusal ends a PATH search,
+ * where a plain EACCES would go on to the next entry.
+ */
 static int
 pl_try_exec(const char *path, void *arg)
 {
@@ -63,22 +49,27 @@ pl_try_exec(const char *path, void *arg)
 	enum pl_verdict v;
 	int stream = -1, e;
 
-	if (pl.active && (e = pl_precheck(path)) != 0)
+	/* Only an executable regular file is worth a decision; refusing the
+	 * others here, rather than letting the real execve fail, leaves no
+	 * window for a file to appear undecided. */
+	if (pl.active && (e = path_executable(path)) != 0)
 		return e;
 	v = pl_decide(path, t->argv, t->envp, &stream);
-	if (v == PL_DENY || v == PL_FAIL)
-		return -EACCES;		/* stop the search */
-	pl_exec_decided(path, t->argv, t->envp, v, stream);
-	if ((e = errno) == ENOEXEC && t->script && v != PL_ESCALATE)
+	if (v == PL_DENY || v == PL_FAIL) {
+		t->refused = true;
+		return 0;
+	}
+	e = pl_exec_decided(path, t->argv, t->envp, v, stream);
+	if (e == ENOEXEC && t->script && v != PL_ESCALATE)
 		e = pl_exec_script(path, t, v);
 	return e;
 }
 
-/* Common body: returns -1 with errno set (an exec returns only on failure). */
+/* Common body of the exec shims: -1 with errno (an exec returns only on failure). */
 static int
 pl_exec(const char *file, char *const argv[], char *const envp[], bool search)
 {
-	struct pl_try t = { argv, envp, search };
+	struct pl_try t = { argv, envp, search, false };
 	int e;
 
 	pl_resolve();
@@ -86,8 +77,7 @@ pl_exec(const char *file, char *const argv[], char *const envp[], bool search)
 		return search ? pl_real.execvpe(file, argv, envp) :
 		    pl_real.execve(file, argv, envp);
 	e = search ? pl_path_search(file, pl_try_exec, &t) : pl_try_exec(file, &t);
-	errno = e < 0 ? -e : e;
-	return -1;
+	return pl_errno(t.refused ? EACCES : e);
 }
 
 PL_EXPORT int
@@ -202,35 +192,38 @@ pl_is_null(const void *p)
 	return p == NULL;
 }
 
-/* Decide by path; run with the real call (fd-based), escalate by path. */
+/*
+ * Decide by path; run with the real call (fd-based), escalate by path.
+ * Returns only on failure: its errno.
+ */
 static int
 pl_exec_fd(const char *path, bool named, int dirfd, const char *rel,
     char *const argv[], char *const envp[], int flags)
 {
-	int stream = -1, r, e;
+	int stream = -1, e;
 	enum pl_verdict v;
 	char **env;
 
-	if (named && (e = pl_precheck(path)) != 0)
-		return (errno = e), -1;
-	if ((v = pl_decide(path, argv, envp, &stream)) == PL_DENY || v == PL_FAIL)
-		return -1;
+	if (named && (e = path_executable(path)) != 0)
+		return e;
+	v = pl_decide(path, argv, envp, &stream);
 	if (v == PL_ESCALATE && !named) {
 		/* The server would run its own /proc/self/fd/N: never. */
 		close(stream);
 		client_say(path, "cannot escalate a program that has no path");
-		return (errno = EACCES), -1;
+		return EACCES;
 	}
-	if (v == PL_ESCALATE)
+	if (v != PL_RUN && v != PL_PASS)
 		return pl_exec_decided(path, argv, envp, v, stream);
 	if ((env = pl_env(envp, -1)) == NULL)
-		return -1;
-	r = rel ? pl_real.execveat(dirfd, rel, argv, env, flags) :
-	    pl_real.fexecve(dirfd, argv, env);
+		return errno;
+	if (rel)
+		pl_real.execveat(dirfd, rel, argv, env, flags);
+	else
+		pl_real.fexecve(dirfd, argv, env);
 	e = errno;
 	pl_env_free(env, envp);
-	errno = e;
-	return r;
+	return e;
 }
 
 PL_EXPORT int
@@ -243,9 +236,10 @@ fexecve(int fd, char *const argv[], char *const envp[])
 	if (!pl.active)
 		return pl_real.fexecve(fd, argv, envp);
 	if (fd < 0 || pl_is_null(argv) || pl_is_null(envp))
-		return (errno = EINVAL), -1;	/* glibc refuses these before any exec */
+		return pl_errno(EINVAL);	/* glibc refuses these before any exec */
 	e = pl_fd_path(fd, NULL, path, sizeof(path));
-	return pl_exec_fd(e == 0 ? path : "/proc/self/fd", e == 0, fd, NULL, argv, envp, 0);
+	return pl_errno(pl_exec_fd(e == 0 ? path : "/proc/self/fd", e == 0, fd, NULL,
+	    argv, envp, 0));
 }
 
 PL_EXPORT int
@@ -259,7 +253,7 @@ execveat(int dirfd, const char *rel, char *const argv[], char *const envp[], int
 	if (!pl.active)
 		return pl_real.execveat(dirfd, rel, argv, envp, flags);
 	if (rel[0] == '\0' && !(flags & AT_EMPTY_PATH))
-		return (errno = ENOENT), -1;	/* as the kernel says, without asking */
+		return pl_errno(ENOENT);	/* as the kernel says, without asking */
 	if (dirfd == AT_FDCWD && rel[0] == '\0')
 		name = ".";	/* the kernel execs the cwd itself: a directory */
 	if (name[0] == '/' || dirfd == AT_FDCWD)
@@ -267,6 +261,6 @@ execveat(int dirfd, const char *rel, char *const argv[], char *const envp[], int
 	else
 		e = pl_fd_path(dirfd, rel, path, sizeof(path));
 	if (e != 0)
-		return (errno = e), -1;
-	return pl_exec_fd(path, true, dirfd, rel, argv, envp, flags);
+		return pl_errno(e);
+	return pl_errno(pl_exec_fd(path, true, dirfd, rel, argv, envp, flags));
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "path.h"
 #include "preload.h"
 
 extern char **environ;
@@ -51,22 +52,26 @@ pl_spawn_proxy(pid_t *pid, const char *path, const posix_spawn_file_actions_t *f
 }
 
 /*
- * Decide one candidate and spawn what was decided.  Returns 0, an error
- * number, or -EACCES when the policy refused (which ends a PATH search).
+ * Decide one candidate and spawn what was decided.  Returns 0 or an error
+ * number; *refused says the policy refused it (EACCES), which ends a PATH
+ * search where a plain EACCES would go on.
  */
 static int
 pl_spawn_one(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+    const posix_spawnattr_t *attr, char *const argv[], char *const envp[],
+    bool *refused)
 {
 	int stream = -1, r;
 	enum pl_verdict v;
 	char **env;
 
+	*refused = false;
 	/* As for an exec: no decision about what could not run anyway. */
-	if (pl.active && (r = pl_precheck(path)) != 0)
+	if (pl.active && (r = path_executable(path)) != 0)
 		return r;
-	if ((v = pl_decide(path, argv, envp, &stream)) == PL_DENY || v == PL_FAIL)
-		return -EACCES;
+	v = pl_decide(path, argv, envp, &stream);
+	if ((*refused = v == PL_DENY || v == PL_FAIL))
+		return EACCES;
 	if (v == PL_ESCALATE)
 		return pl_spawn_proxy(pid, path, fa, attr, argv, envp, stream);
 	if (!pl.active)
@@ -83,10 +88,12 @@ int
 pl_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	int saved = errno, r = pl_spawn_one(pid, path, fa, attr, argv, envp);
+	int saved = errno, r;
+	bool refused;
 
+	r = pl_spawn_one(pid, path, fa, attr, argv, envp, &refused);
 	errno = saved;
-	return r < 0 ? -r : r;
+	return r;
 }
 
 PL_EXPORT int
@@ -107,21 +114,25 @@ struct pl_spawnp {
 	const posix_spawn_file_actions_t *fa;
 	const posix_spawnattr_t *attr;
 	char *const *argv, *const *envp;
+	bool refused;
 };
 
+/* path_search's try: 0 ends the search (spawned, or refused: sp->refused). */
 static int
 pl_spawnp_try(const char *cand, void *arg)
 {
 	struct pl_spawnp *sp = arg;
+	int r = pl_spawn_one(sp->pid, cand, sp->fa, sp->attr, sp->argv, sp->envp,
+	    &sp->refused);
 
-	return pl_spawn_one(sp->pid, cand, sp->fa, sp->attr, sp->argv, sp->envp);
+	return sp->refused ? 0 : r;
 }
 
 PL_EXPORT int
 posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	struct pl_spawnp sp = { pid, fa, attr, argv, envp };
+	struct pl_spawnp sp = { pid, fa, attr, argv, envp, false };
 	int saved = errno, e;
 
 	pl_resolve();
@@ -129,5 +140,5 @@ posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 		return pl_real.posix_spawnp(pid, file, fa, attr, argv, envp);
 	e = pl_path_search(file, pl_spawnp_try, &sp);
 	errno = saved;
-	return e < 0 ? -e : e;
+	return sp.refused ? EACCES : e;
 }

@@ -13,7 +13,7 @@
 #include "helpers/preload.h"
 
 /*
- * The issue asks for 2 000 execs; on a 2-core machine the churning threads
+ * The full stress is 2 000 execs; on a 2-core machine the churning threads
  * make every fork slow (~40 ms, with or without the preload), so make check
  * runs 400 (200 each way, about 10 s) and .ci/run runs the full 2 000 with
  * SHELLESC_STRESS_EXECS=2000.

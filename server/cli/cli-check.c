@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-json.h"
 #include "path.h"
 
 static void
@@ -34,13 +35,15 @@ cli_check_text(struct cli *c, const char *program, const struct cli_verdict *v)
 }
 
 static void
-cli_check_json(struct cli *c, const char *program, const struct cli_verdict *v)
+cli_check_json(struct cli *c, const char *program, const char *target,
+    const struct cli_verdict *v)
 {
 	json_t *rule = v->rule == RULES_NONE ? json_null() :
 	    json_pack("{s:o, s:s, s:o}", "source", cli_json_str(v->source),
 	    "decision", rules_decision_name(v->rule), "justification", cli_json_str(v->justification));
-	json_t *j = json_pack("{s:o, s:o, s:s, s:o, s:s}",
-	    "program", cli_json_str(program), "argv", cli_json_strv(c->o.argv),
+	json_t *j = json_pack("{s:o, s:o, s:o, s:s, s:o, s:s}",
+	    "program", cli_json_str(program), "target", cli_json_str(target),
+	    "argv", cli_json_strv(c->o.argv),
 	    "decision", rules_decision_name(v->effective), "rule", rule,
 	    "default", rules_decision_name(c->o.dflt));
 	char *line = cli_json_line(j);
@@ -76,25 +79,21 @@ cli_check_program(const char *name)
 }
 
 /* The file found, as a session's server identifies it: by its real path
- * and inode.  (Its set-id bits, a loader or a busybox are not looked at.) */
-static char *
-cli_check_file(char *program, struct rules_file *f)
+ * and inode (f->path is malloc'd).  Its set-id bits, a loader or a busybox
+ * are not looked at. */
+static int
+cli_check_file(const char *program, struct rules_file *f)
 {
-	char *real = realpath(program, NULL);
 	struct stat st;
 
-	if (real == NULL) {
-		f->path = program;
-		return program;
-	}
-	free(program);
-	f->path = real;
-	if (stat(real, &st) == 0) {
+	if ((f->path = realpath(program, NULL)) == NULL)
+		return (f->path = strdup(program)) == NULL ? cli_oom() : 0;
+	if (stat(f->path, &st) == 0) {
 		f->known = true;
 		f->dev = st.st_dev;
 		f->ino = st.st_ino;
 	}
-	return real;
+	return 0;
 }
 
 int
@@ -102,20 +101,21 @@ cli_check(struct cli *c)
 {
 	struct cli_verdict v = { 0 };
 	struct rules_file f = { .path = NULL };
-	char *program;
+	char *program = NULL;
 	int r = CLI_EXIT_FAIL;
 
-	if (cli_rules_open(c) == 0 && (program = cli_check_program(c->o.argv[0])) != NULL) {
-		program = cli_check_file(program, &f);
+	if (cli_rules_open(c) == 0 && (program = cli_check_program(c->o.argv[0])) != NULL &&
+	    cli_check_file(program, &f) == 0) {
 		cli_rules_decide(c, &f, c->o.argv, &v);
 		if (c->o.json)
-			cli_check_json(c, program, &v);
+			cli_check_json(c, program, f.path, &v);
 		else
 			cli_check_text(c, program, &v);
 		r = fflush(stdout) == 0 ? 0 : CLI_EXIT_FAIL;
 		cli_verdict_free(&v);
-		free(program);
 	}
+	free((char *)f.path);
+	free(program);
 	cli_rules_close(c);
 	return r;
 }

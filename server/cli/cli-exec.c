@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-json.h"
 
 extern char **environ;
 
@@ -41,12 +42,12 @@ cli_exec_sandbox_env(struct cli *c, const char *shell, char **entry)
 	*entry = NULL;
 	while (environ[n])
 		n++;
-	if (spec == NULL || asprintf(entry, "%s=%s", CLI_ENV_SANDBOX, spec) < 0 ||
-	    (env = calloc(n + 2, sizeof(char *))) == NULL) {
-		free(spec);
-		return NULL;
-	}
+	/* asprintf leaves *entry undefined when it fails: the caller frees it */
+	if (spec != NULL && asprintf(entry, "%s=%s", CLI_ENV_SANDBOX, spec) < 0)
+		*entry = NULL;
 	free(spec);
+	if (*entry == NULL || (env = calloc(n + 2, sizeof(char *))) == NULL)
+		return NULL;
 	memcpy(env, environ, n * sizeof(char *));
 	env[n] = *entry;
 	return env;
@@ -201,11 +202,9 @@ cli_exec_sandboxed(int argc, char **argv, const char *spec)
 	    x.no_exec ? &x.exec_allowed : NULL)) >= 0) {
 		char *const shargv[] = { x.shell, argv[1], argv[2], NULL };
 
-		int e;
-
 		unsetenv(CLI_ENV_SANDBOX);
-		if ((e = cli_landlock_enter(ruleset)) != 0)
-			cli_warnx("cannot enter the Landlock sandbox: %s", strerror(-e));
+		if (cli_landlock_enter(ruleset) != 0)
+			cli_warn("cannot enter the Landlock sandbox");
 		else {
 			/* the raw system call: a preload library in our
 			 * environment would otherwise ask the session about

@@ -248,15 +248,16 @@ cli_landlock_ruleset(const struct cli_strv *writable, bool no_network,
 	return fd;
 }
 
-/* In a child, before exec: async-signal-safe.  0 or -errno. */
+/* In a child, before exec: async-signal-safe, so it cannot print: 0, or
+ * -1 with errno for the caller to report. */
 int
 cli_landlock_enter(int ruleset)
 {
 	/* Landlock demands it of an unprivileged caller; it also keeps set-id
 	 * programs from running outside what we restrict. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		return -errno;
+		return -1;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
-		return -errno;
+		return -1;
 	return 0;
 }

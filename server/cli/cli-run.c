@@ -47,14 +47,13 @@ cli_run_child(struct cli *c, const char *path, char **env, char **shargv, int ep
 {
 	struct cli_run_err e = { 0 };
 	sigset_t none;
-	int r;
 
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (c->ruleset >= 0 && (r = cli_landlock_enter(c->ruleset)) != 0) {
+	if (c->ruleset >= 0 && cli_landlock_enter(c->ruleset) != 0) {
 		e.landlock = 1;
-		e.err = -r;
+		e.err = errno;
 	} else {
 		execve(path, c->o.argv, env);
 		/* no #! line: a shell script, as execvp(3) runs it */

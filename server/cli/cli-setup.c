@@ -19,24 +19,23 @@
 
 #include "cli.h"
 #include "path.h"
+#include "proto.h"
 
-/* What execve(2) would say of candidate, without running it: 0 for an
- * executable regular file (copied into arg, PATH_MAX bytes), else the
- * errno it would fail with. */
+/* The first candidate the preload would ask about (copied into arg,
+ * PATH_MAX bytes), or the errno execve would fail with. */
 static int
 cli_path_try(const char *candidate, void *arg)
 {
-	struct stat st;
+	int e = path_executable(candidate);
 
-	if (stat(candidate, &st) != 0)
-		return errno;
-	if (!S_ISREG(st.st_mode) || access(candidate, X_OK) != 0)
-		return EACCES;
+	if (e != 0)
+		return e;
 	return strlcpy(arg, candidate, PATH_MAX) < PATH_MAX ? 0 : ENAMETOOLONG;
 }
 
 /* PROGRAM's path as execvp(3) would find it, by the preload's own search
- * (common/path.c): the same PATH, the same default, the same errors. */
+ * and test (common/path.c): the same PATH, the same default, the same
+ * errors. */
 char *
 cli_path_search(const char *name)
 {
@@ -71,18 +70,29 @@ cli_setup_writable(struct cli *c)
 		cli_warn("the current directory");
 		return -1;
 	}
-	if (asprintf(&c->tmpdir, "%s/shellesc.XXXXXX", base && *base ? base : "/tmp") < 0)
+	if (asprintf(&c->tmpdir, "%s/shellesc.XXXXXX", base && *base ? base : "/tmp") < 0) {
 		c->tmpdir = NULL;
-	else if (mkdtemp(c->tmpdir) == NULL) {
+		cli_oom();
+	} else if (mkdtemp(c->tmpdir) == NULL) {
 		cli_warn("cannot make a private temporary directory %s", c->tmpdir);
 		free(c->tmpdir);
 		c->tmpdir = NULL;
 	} else if (cli_strv_add(&c->o.writable, cwd) == 0 &&
-	    cli_strv_add(&c->o.writable, c->tmpdir) == 0 &&
-	    setenv("TMPDIR", c->tmpdir, 1) == 0)
-		r = 0;
+	    cli_strv_add(&c->o.writable, c->tmpdir) == 0) {
+		if ((r = setenv("TMPDIR", c->tmpdir, 1)) != 0)
+			cli_warn("TMPDIR");
+	}
 	free(cwd);
 	return r;
+}
+
+/* The exec wrapper: the build tree's, or the installed one. */
+static const char *
+cli_setup_wrapper(void)
+{
+	const char *w = getenv(SHELLESC_ENV_PROXY_PATH);
+
+	return w && *w ? w : SHELLESC_WRAPPER_PATH;
 }
 
 /* The writable directories are known before the rules are loaded: names
@@ -104,14 +114,11 @@ static int
 cli_setup_exec_allowed(struct cli *c)
 {
 	struct cli_strv *allow = &c->exec_allowed;
-	const char *w = getenv(CLI_ENV_WRAPPER);
 
 	if (cli_rules_exec_paths(c, allow) != 0 ||
-	    cli_strv_add(allow, w && *w ? w : SHELLESC_WRAPPER_PATH) != 0 ||
-	    (c->program && cli_strv_add(allow, c->program) != 0)) {
-		cli_warnx("out of memory");
-		return -1;
-	}
+	    cli_strv_add(allow, cli_setup_wrapper()) != 0 ||
+	    (c->program && cli_strv_add(allow, c->program) != 0))
+		return cli_oom();
 	for (size_t i = 0; i < allow->n; i++)
 		cli_debug(c, 2, "--no-exec-writable: %s may run in place", allow->v[i]);
 	return 0;
@@ -136,12 +143,12 @@ cli_setup_sandbox(struct cli *c)
 static int
 cli_setup_parts(struct cli *c, struct shellesc_config *cfg)
 {
-	const char *w = getenv(CLI_ENV_WRAPPER), *p = getenv(CLI_ENV_PRELOAD);
+	const char *p = getenv(CLI_ENV_PRELOAD);
 
 	cfg->intercept = c->o.intercept;
 	/* what the sandboxed side can write cannot be escalated by its name */
 	cfg->writable = c->o.sandbox == CLI_SANDBOX_LANDLOCK ? c->o.writable.v : NULL;
-	cfg->wrapper_path = w && *w ? w : SHELLESC_WRAPPER_PATH;
+	cfg->wrapper_path = cli_setup_wrapper();
 	cfg->preload_path = p && *p ? p : SHELLESC_PRELOAD_PATH;
 	if (access(cfg->wrapper_path, X_OK) != 0) {
 		cli_warn("exec wrapper %s", cfg->wrapper_path);

@@ -264,8 +264,6 @@ void conn_on_child(struct conn *c);
 void conn_on_decided(struct conn *c);
 void conn_on_deadline(struct conn *c);
 void conn_kill(struct conn *c);		/* start ending the escalated command */
-/* Refuse the request with a message to the client, then drop it. */
-void conn_refuse(struct conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* --- session.c ------------------------------------------------------- */
 struct shellesc_session {

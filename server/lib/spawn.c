@@ -72,8 +72,13 @@ spawn_watch_thread(pid_t pid)
 	pthread_t t;
 	int p[2], r;
 
-	if (w == NULL || pipe2(p, O_CLOEXEC) != 0)
-		return free(w), -ENOMEM;
+	if (w == NULL)
+		return -ENOMEM;
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		r = -errno;
+		free(w);
+		return r;
+	}
 	*w = (struct spawn_waiter){ pid, p[1] };
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -128,7 +133,7 @@ spawn_is_dst(const struct spawn_spec *sp, int fd)
 
 /* Close every fd from base up but keep[0] and keep[1] (-1: none). */
 static void
-spawn_close_from(int base, int keep[2])
+spawn_close_from(int base, const int keep[2])
 {
 	int lo = keep[0] < keep[1] ? keep[0] : keep[1];
 	int hi = keep[0] < keep[1] ? keep[1] : keep[0];
@@ -147,34 +152,36 @@ spawn_close_from(int base, int keep[2])
 }
 
 /*
- * Child: install fds[] on their destinations, close all else but errfd and
- * the file to execute (*xfd, moved above the destinations too; left open
- * across the exec for a script, which its interpreter opens as /dev/fd/N).
+ * Child: install fds[] on their destinations, close all else but *errfd
+ * and the file to execute, *xfd (-1: none).  Both are first moved above
+ * the destinations (*errfd follows it at once, so the failure can still be
+ * reported); *xfd stays open across the exec of a script, which its
+ * interpreter opens as /dev/fd/N.  0 or -errno.
  */
 static int
-spawn_child_fds(const struct spawn_spec *sp, int errfd, int *xfd)
+spawn_child_fds(const struct spawn_spec *sp, int *errfd, int *xfd)
 {
-	int base = spawn_max_fd(sp) + 1, tmp[SHELLESC_MAX_FDS], keep[2];
+	int base = spawn_max_fd(sp) + 1, tmp[SHELLESC_MAX_FDS], fd;
 
-	if (errfd < base && (errfd = fcntl(errfd, F_DUPFD_CLOEXEC, base)) < 0)
-		return -1;
-	*xfd = -1;
+	if (*errfd < base) {
+		if ((fd = fcntl(*errfd, F_DUPFD_CLOEXEC, base)) < 0)
+			return -errno;
+		*errfd = fd;
+	}
 	if (sp->by_fd && ((*xfd = fcntl(sp->fd, F_DUPFD_CLOEXEC, base)) < 0 ||
 	    (sp->fd_script && fcntl(*xfd, F_SETFD, 0) != 0)))
-		return -1;
+		return -errno;
 	for (size_t i = 0; i < sp->nfds; i++)
 		if ((tmp[i] = fcntl(sp->fds[i].src, F_DUPFD_CLOEXEC, base)) < 0)
-			return -1;
+			return -errno;
 	for (size_t i = 0; i < sp->nfds; i++)
 		if (dup2(tmp[i], sp->fds[i].dst) < 0)
-			return -1;
-	for (int fd = 0; fd < base; fd++)
+			return -errno;
+	for (fd = 0; fd < base; fd++)
 		if (!spawn_is_dst(sp, fd))
 			close(fd);
-	keep[0] = errfd;
-	keep[1] = *xfd;
-	spawn_close_from(base, keep);
-	return errfd;
+	spawn_close_from(base, (const int[2]){ *errfd, *xfd });
+	return 0;
 }
 
 static void
@@ -246,13 +253,16 @@ spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent)
 	    getppid() != parent))
 		_exit(127);
 	spawn_child_signals();
-	if ((errfd = spawn_child_fds(sp, errfd, &xfd)) >= 0 &&
-	    (sp->cwd == NULL || chdir(sp->cwd) == 0))
+	if ((e = spawn_child_fds(sp, &errfd, &xfd)) != 0)
+		e = -e;
+	else if (sp->cwd != NULL && chdir(sp->cwd) != 0)
+		e = errno;
+	else {
 		spawn_exec(sp, xfd);
-	e = errno;
-	if (errfd >= 0)
-		while (write(errfd, &e, sizeof(e)) < 0 && errno == EINTR)
-			;
+		e = errno;
+	}
+	while (write(errfd, &e, sizeof(e)) < 0 && errno == EINTR)
+		;
 	_exit(127);
 }
 

@@ -37,7 +37,7 @@ tc_init(struct tc *t, const char *rules)
 	for (size_t i = 0; i < k; i++)
 		t->env[n++] = t->owned[i];
 	t->env[n++] = "PATH=/usr/bin:/bin";
-	t->env[n++] = "SHELLESC_WRAPPER=" TEST_WRAPPER;
+	t->env[n++] = SHELLESC_ENV_PROXY_PATH "=" TEST_WRAPPER;
 	t->env[n++] = "SHELLESC_PRELOAD=" TEST_PRELOAD;
 	for (char **v = environ; *v; v++)
 		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
@@ -47,15 +47,64 @@ tc_init(struct tc *t, const char *rules)
 		tc_file(t, "t.rules", rules);
 }
 
+static void
+tc_json_drop(struct tc *t)
+{
+	json_decref(t->json);
+	t->json = NULL;
+	for (size_t i = 0; i < t->nlines; i++)
+		json_decref(t->lines[i]);
+	free(t->lines);
+	t->lines = NULL;
+	t->nlines = 0;
+}
+
 void
 tc_fini(struct tc *t, struct tc_res *r)
 {
-	tc_res_free(r);
+	if (r != NULL)
+		tc_res_free(r);
+	tc_json_drop(t);
 	for (size_t i = 0; i < sizeof(t->owned) / sizeof(t->owned[0]); i++)
 		free(t->owned[i]);
+	for (size_t i = 0; i < sizeof(t->dirs) / sizeof(t->dirs[0]) && t->dirs[i]; i++)
+		tr_rmtree(t->dirs[i]);
+	free(t->pathvar);
 	while (tc_npaths > 0)
 		free(tc_paths[--tc_npaths]);
 	tr_rmtree(t->dir);
+	memset(t, 0, sizeof(*t));
+}
+
+const char *
+tc_tmpdir(struct tc *t)
+{
+	size_t i = 0;
+
+	while (i < sizeof(t->dirs) / sizeof(t->dirs[0]) && t->dirs[i])
+		i++;
+	cr_assert_lt(i, sizeof(t->dirs) / sizeof(t->dirs[0]), "more than 4 tc_tmpdir");
+	return t->dirs[i] = tr_tmpdir();
+}
+
+void
+tc_setpath(struct tc *t, const char *path)
+{
+	size_t i = 0, n;
+
+	while (t->env[i] && strncmp(t->env[i], "PATH=", 5) != 0)
+		i++;
+	for (n = i; t->env[n]; n++)
+		continue;
+	free(t->pathvar);
+	t->pathvar = NULL;
+	if (path != NULL) {
+		cr_assert(asprintf(&t->pathvar, "PATH=%s", path) > 0);
+		t->env[i] = t->pathvar;
+		return;
+	}
+	if (i < n)	/* the NULL at n moves down too */
+		memmove(t->env + i, t->env + i + 1, (n - i) * sizeof(char *));
 }
 
 const char *
@@ -219,44 +268,39 @@ tc_res_free(struct tc_res *r)
 }
 
 json_t *
-tc_json(const char *text)
+tc_json(struct tc *t, const char *text)
 {
 	json_error_t e;
-	json_t *j = json_loads(text, 0, &e);
 
-	cr_assert_not_null(j, "not JSON (%s): %s", e.text, text);
-	return j;
+	tc_json_drop(t);
+	t->json = json_loads(text, 0, &e);
+	cr_assert_not_null(t->json, "not JSON (%s): %s", e.text, text);
+	return t->json;
 }
 
 json_t **
-tc_json_lines(const char *text, size_t *n)
+tc_json_lines(struct tc *t, const char *text, size_t *n)
 {
-	json_t **v = NULL;
 	const char *p = text;
 
-	*n = 0;
+	tc_json_drop(t);
 	while (*p) {
 		const char *end = strchrnul(p, '\n');
 		json_error_t e;
+		json_t *j;
 
 		if (*p == '{') {
-			cr_assert_not_null(v = realloc(v, (*n + 1) * sizeof(*v)));
-			v[*n] = json_loadb(p, (size_t)(end - p), 0, &e);
-			cr_assert_not_null(v[*n], "a line is not JSON (%s): %.*s", e.text,
+			j = json_loadb(p, (size_t)(end - p), 0, &e);
+			cr_assert_not_null(j, "a line is not JSON (%s): %.*s", e.text,
 			    (int)(end - p), p);
-			(*n)++;
+			t->lines = realloc(t->lines, (t->nlines + 1) * sizeof(json_t *));
+			cr_assert_not_null(t->lines);
+			t->lines[t->nlines++] = j;
 		}
 		p = *end ? end + 1 : end;
 	}
-	return v;
-}
-
-void
-tc_json_free(json_t **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		json_decref(v[i]);
-	free(v);
+	*n = t->nlines;
+	return t->lines;
 }
 
 const char *

@@ -136,8 +136,10 @@ ts_policy(void *arg, struct shellesc_request *req)
 	pthread_t t;
 
 	ts_record(tp, req);
-	if (tp->delay_ms <= 0)
-		return shellesc_request_decide(req, &d);
+	if (tp->delay_ms <= 0) {
+		shellesc_request_decide(req, &d);
+		return;
+	}
 	cr_assert_not_null(l = malloc(sizeof(*l)));
 	*l = (struct ts_late){ tp, req, d, tp->delay_ms };
 	cr_assert_eq(pthread_create(&t, NULL, ts_late_main, l), 0);

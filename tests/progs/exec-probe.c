@@ -51,6 +51,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proto.h"
+
 #define PROBE_SENTINEL 1234
 #define PROBE_EXEC_RETURNED 99
 #define PROBE_USAGE 98
@@ -423,7 +425,7 @@ probe_options(int argc, char **argv, struct probe *p)
 		case 'u':
 			unsetenv("LD_PRELOAD");
 			unsetenv("SHELLESC_ESCALATE_SOCKET");
-			unsetenv("SHELLESC_WRAPPER");
+			unsetenv(SHELLESC_ENV_PROXY_PATH);
 			break;
 		case 'L': setenv("LD_PRELOAD", optarg, 1); break;
 		case 's': probe_signals(); break;
