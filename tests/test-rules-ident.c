@@ -36,16 +36,10 @@ TestSuite(rules_ident, .init = setup, .fini = teardown);
 
 #define ARGV(...) ((char *const[]){ __VA_ARGS__, NULL })
 
-/* dir/name, kept until the test ends (up to 16). */
 static const char *
 at(const char *name)
 {
-	static char paths[16][512];
-	static int n;
-	char *p = paths[n++ % 16];
-
-	snprintf(p, 512, "%s/%s", dir, name);
-	return p;
+	return tr_at(dir, name);
 }
 
 static const char *

@@ -104,12 +104,7 @@ ask(const char *file, char *const argv[], unsigned flags, struct client_req *req
 static const char *
 in_dir(const char *name)
 {
-	static char p[4][4096];
-	static int n;
-	char *out = p[n++ % 4];
-
-	snprintf(out, 4096, "%s/%s", dir, name);
-	return out;
+	return tr_at(dir, name);
 }
 
 static void

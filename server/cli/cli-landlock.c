@@ -73,25 +73,35 @@ cli_ll_writes(int abi)
 	return w;
 }
 
+/* Allow rights beneath the file fd (closed here); 0, or -1 after a message. */
+static int
+cli_ll_add(int ruleset, int fd, uint64_t rights, const char *path)
+{
+	struct landlock_path_beneath_attr pb = { .allowed_access = rights, .parent_fd = fd };
+	int r = 0;
+
+	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0) {
+		cli_warn("Landlock: cannot allow %s beneath %s",
+		    rights == LANDLOCK_ACCESS_FS_EXECUTE ? "execution" : "writes", path);
+		r = -1;
+	}
+	close(fd);
+	return r;
+}
+
 /* Allow rights beneath path; 1 when it does not exist and may not. */
 static int
 cli_ll_allow(int ruleset, const char *path, uint64_t rights, bool must_exist)
 {
-	struct landlock_path_beneath_attr pb = { .allowed_access = rights };
-	int r = 0;
+	int fd = open(path, O_PATH | O_CLOEXEC);
 
-	if ((pb.parent_fd = open(path, O_PATH | O_CLOEXEC)) < 0) {
+	if (fd < 0) {
 		if (errno == ENOENT && !must_exist)
 			return 1;
 		cli_warn("%s%s", must_exist ? "--writable " : "", path);
 		return -1;
 	}
-	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0) {
-		cli_warn("Landlock: cannot allow writes beneath %s", path);
-		r = -1;
-	}
-	close(pb.parent_fd);
-	return r;
+	return cli_ll_add(ruleset, fd, rights, path);
 }
 
 static int
@@ -134,17 +144,9 @@ cli_ll_holds(char *const *roots, const char *dir)
 static int
 cli_ll_exec_leaf(int ruleset, const char *path)
 {
-	struct landlock_path_beneath_attr pb = { .allowed_access = LANDLOCK_ACCESS_FS_EXECUTE };
-	int r = 0;
+	int fd = open(path, O_PATH | O_CLOEXEC);
 
-	if ((pb.parent_fd = open(path, O_PATH | O_CLOEXEC)) < 0)
-		return 0;
-	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0) {
-		cli_warn("Landlock: cannot allow execution beneath %s", path);
-		r = -1;
-	}
-	close(pb.parent_fd);
-	return r;
+	return fd < 0 ? 0 : cli_ll_add(ruleset, fd, LANDLOCK_ACCESS_FS_EXECUTE, path);
 }
 
 /* Execute beneath dir, but not beneath the roots. */
