@@ -384,6 +384,12 @@ Test(trust_ident, loader_runs_rm)
 	snprintf(script, sizeof(script), "G %s --argv0 ls --library-path /nonexistent /bin/rm F",
 	    loader());
 	alias_denied(USR_RM_RULES, script);
+	tc_res_free(&r);
+	/* a name the loader would look up in library directories: which file
+	 * that is, only the loader knows */
+	snprintf(script, sizeof(script), "G %s rm F", loader());
+	alias_denied(RM_RULES, script);
+	cr_assert_not_null(strstr(r.err, "cannot tell which program it would load"), "%s", r.err);
 }
 
 static const char *

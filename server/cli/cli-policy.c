@@ -67,10 +67,15 @@ void
 cli_policy(void *arg, struct shellesc_request *req)
 {
 	struct cli *c = arg;
+	const struct shellesc_target *t = shellesc_request_target(req);
 	struct cli_verdict v = { 0 };
 
 	cli_rules_decide_request(c, req, &v);
-	if (v.effective == RULES_PROMPT && (v.reason = cli_policy_confined(req, &v)) != NULL)
+	/* The loader's program, which shellesc cannot tell, was decided by no
+	 * rule; and nobody is asked a question whose yes would be overruled. */
+	if ((t->loader != NULL && t->error != 0) || v.effective == RULES_PROMPT)
+		v.reason = cli_policy_confined(req, &v);
+	if (v.reason != NULL)
 		cli_policy_answer(c, req, &v, SHELLESC_DENY);
 	else if (v.effective == RULES_PROMPT)
 		cli_prompt_push(c, req, &v);
