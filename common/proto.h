@@ -61,6 +61,9 @@ enum shellesc_msg_type {
 	SHELLESC_MSG_SIGNAL,		/* client -> server: forward a signal */
 	SHELLESC_MSG_RESULT,		/* server -> client: how it ended */
 	SHELLESC_MSG_ERROR,		/* server -> client: request refused */
+	SHELLESC_MSG_STOPPED,		/* server -> client: the command stopped
+					 * (only to a client whose hand-over
+					 * said "follow_stops") */
 };
 
 /* Values of the "action" key of a decision. */

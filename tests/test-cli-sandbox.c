@@ -27,11 +27,7 @@ static const char *outside;	/* a directory no default covers */
 static void
 need_landlock(int abi)
 {
-	int have = tc_landlock_abi();
-
-	if (have < abi)
-		TC_SKIP(&t, &r, "needs Landlock ABI %d; this kernel has %s %d", abi,
-		    have ? "ABI" : "none, ABI", have);
+	tc_need_landlock(&t, &r, abi);
 	outside = tc_tmpdir(&t);
 }
 

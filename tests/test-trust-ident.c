@@ -459,3 +459,19 @@ Test(trust_ident, exec_writable_by_default)
 	run_sandboxed(tc_path(&t, "t.rules"), "wrapper", NULL, "G ./other");
 	cr_assert_str_eq(r.out, "other\n", "%s", r.err);
 }
+
+/* exec confines its shell the same way, through its re-execution. */
+Test(trust_ident, no_exec_writable_in_exec)
+{
+	json_t *j;
+
+	if (tc_landlock_abi() < 1)
+		skip("needs Landlock; this kernel has none");
+	tc_file(&t, "t.rules", "");
+	tc_run(&t, &r, NULL, TS_V("exec", "-p", "t.rules", "--mode", "wrapper", "--no-login",
+	    "-s", "landlock", "--no-exec-writable", "-c",
+	    TC_GATE "cp /usr/bin/true t && G ./t; echo \"copy $?\"; G /usr/bin/true; echo \"true $?\""));
+	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
+	j = tc_json(&t, r.out);
+	cr_assert_str_eq(tc_jstr(j, "stdout"), "copy 126\ntrue 0\n", "%s", r.out);
+}

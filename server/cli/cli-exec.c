@@ -5,10 +5,11 @@
  * timed_out}, output bytes encoded as cli-json.c describes.
  *
  * The library spawns the shell itself and offers no hook between its fork
- * and exec, so --sandbox landlock gives it this very program as the shell,
- * with CLI_ENV_SANDBOX saying what to confine and which shell to become:
- * cli_exec_sandboxed() enters the Landlock ruleset, then executes the
- * real shell with the same -c/-lc COMMAND.
+ * and exec, so it is given this very program as the shell, with
+ * CLI_ENV_SANDBOX saying what to confine and which shell to become:
+ * cli_exec_sandboxed() enters the Landlock ruleset (--sandbox landlock)
+ * and the session's seccomp filter (always, cli-seccomp.h), then executes
+ * the real shell with the same -c/-lc COMMAND.
  */
 #include "config.h"
 
@@ -23,15 +24,18 @@
 
 #include "cli.h"
 #include "cli-json.h"
+#include "cli-seccomp.h"
 
 extern char **environ;
 
-/* environ plus *entry, CLI_ENV_SANDBOX={"shell": ..., "writable": [...],
- * "no_network": ..., "exec_allowed": [...] or null}; free both. */
+/* environ plus *entry, CLI_ENV_SANDBOX={"shell": ..., "landlock": ...,
+ * "writable": [...], "no_network": ..., "exec_allowed": [...] or null};
+ * free both. */
 static char **
 cli_exec_sandbox_env(struct cli *c, const char *shell, char **entry)
 {
-	json_t *j = json_pack("{s:o, s:o, s:b, s:o}", "shell", cli_json_str(shell),
+	json_t *j = json_pack("{s:o, s:b, s:o, s:b, s:o}", "shell", cli_json_str(shell),
+	    "landlock", c->ruleset >= 0,
 	    "writable", cli_json_strv(c->o.writable.v), "no_network", c->o.no_network,
 	    "exec_allowed", c->o.no_exec_writable ? cli_json_strv(c->exec_allowed.v) :
 	    json_null());
@@ -70,7 +74,7 @@ cli_exec_print(const struct shellesc_exec_result *res)
 	free(line);
 }
 
-/* The session's exec, with the shell swapped for us under the sandbox. */
+/* The session's exec, with the shell swapped for us, to confine it. */
 static int
 cli_exec_run(struct cli *c, struct shellesc_exec_params *p,
     struct shellesc_exec_result *res)
@@ -79,19 +83,22 @@ cli_exec_run(struct cli *c, struct shellesc_exec_params *p,
 	ssize_t n;
 	int r;
 
-	if (c->ruleset >= 0) {
-		if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0) {
-			cli_warn("exec: /proc/self/exe");
-			return -1;
-		}
-		self[n] = '\0';
-		if ((p->env = env = cli_exec_sandbox_env(c, p->shell, &entry)) == NULL) {
-			cli_warnx("exec: out of memory");
-			free(entry);
-			return -1;
-		}
-		p->shell = self;
+	/* what the shell's spawn would have said, had it been ours */
+	if (p->shell[0] == '/' && access(p->shell, X_OK) != 0) {
+		cli_warn("exec: %s", p->shell);
+		return -1;
 	}
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0) {
+		cli_warn("exec: /proc/self/exe");
+		return -1;
+	}
+	self[n] = '\0';
+	if ((p->env = env = cli_exec_sandbox_env(c, p->shell, &entry)) == NULL) {
+		cli_warnx("exec: out of memory");
+		free(entry);
+		return -1;
+	}
+	p->shell = self;
 	if ((r = shellesc_session_exec(c->s, p, res)) != 0)
 		cli_warnx("exec: %s: %s", c->o.shell ? c->o.shell : "/bin/bash", strerror(-r));
 	free(entry);
@@ -145,6 +152,7 @@ cli_exec(struct cli *c)
 
 struct cli_sbx {
 	char *shell;
+	bool landlock;
 	struct cli_strv writable;
 	bool no_network;
 	bool no_exec;
@@ -177,8 +185,9 @@ cli_exec_spec(const char *text, struct cli_sbx *x)
 	int r = -1;
 
 	x->shell = cli_json_unbytes(json_object_get(j, "shell"));
+	x->landlock = json_is_true(json_object_get(j, "landlock"));
 	x->no_network = json_is_true(json_object_get(j, "no_network"));
-	x->no_exec = !json_is_null(allowed);
+	x->no_exec = json_is_array(allowed);
 	if (x->shell != NULL && cli_exec_strv(json_object_get(j, "writable"), &x->writable) == 0 &&
 	    (!x->no_exec || cli_exec_strv(allowed, &x->exec_allowed) == 0))
 		r = 0;
@@ -188,34 +197,47 @@ cli_exec_spec(const char *text, struct cli_sbx *x)
 	return r;
 }
 
+/* Landlock if the spec asks for it, then the seccomp filter: 0 or -1. */
+static int
+cli_exec_confine(const struct cli_sbx *x)
+{
+	struct cli_seccomp f;
+	int ruleset = -1, e = 0;
+
+	if (x->landlock && (ruleset = cli_landlock_ruleset(&x->writable, x->no_network,
+	    x->no_exec ? &x->exec_allowed : NULL)) < 0)
+		return -1;
+	if (cli_seccomp_build(&f) != 0) {
+		cli_warnx("cannot build the session's seccomp filter");
+		e = -1;
+	} else if (ruleset >= 0 && (e = cli_landlock_enter(ruleset)) != 0)
+		cli_warn("cannot enter the Landlock sandbox");
+	else if ((e = cli_seccomp_enter(&f)) != 0)
+		cli_warn("cannot install the session's seccomp filter");
+	if (ruleset >= 0)
+		close(ruleset);
+	return e;
+}
+
 /* argv: SELF -c|-lc COMMAND, as shellesc_session_exec runs the shell. */
 int
 cli_exec_sandboxed(int argc, char **argv, const char *spec)
 {
 	struct cli_sbx x = { 0 };
-	int ruleset = -1, r = CLI_EXIT_FAIL;
+	int r = CLI_EXIT_FAIL;
 
 	if (argc != 3 || (strcmp(argv[1], "-c") != 0 && strcmp(argv[1], "-lc") != 0))
 		cli_warnx("%s is set, but this is not a shell's command line", CLI_ENV_SANDBOX);
-	else if (cli_exec_spec(spec, &x) == 0 &&
-	    (ruleset = cli_landlock_ruleset(&x.writable, x.no_network,
-	    x.no_exec ? &x.exec_allowed : NULL)) >= 0) {
+	else if (cli_exec_spec(spec, &x) == 0 && cli_exec_confine(&x) == 0) {
 		char *const shargv[] = { x.shell, argv[1], argv[2], NULL };
 
 		unsetenv(CLI_ENV_SANDBOX);
-		if (cli_landlock_enter(ruleset) != 0)
-			cli_warn("cannot enter the Landlock sandbox");
-		else {
-			/* the raw system call: a preload library in our
-			 * environment would otherwise ask the session about
-			 * the shell itself */
-			syscall(SYS_execve, x.shell, shargv, environ);
-			cli_warn("%s", x.shell);
-			r = errno == ENOENT ? CLI_EXIT_NOTFOUND : CLI_EXIT_NOEXEC;
-		}
+		/* the raw system call: a preload library in our environment
+		 * would otherwise ask the session about the shell itself */
+		syscall(SYS_execve, x.shell, shargv, environ);
+		cli_warn("%s", x.shell);
+		r = errno == ENOENT ? CLI_EXIT_NOTFOUND : CLI_EXIT_NOEXEC;
 	}
-	if (ruleset >= 0)
-		close(ruleset);
 	free(x.shell);
 	cli_strv_free(&x.writable);
 	cli_strv_free(&x.exec_allowed);

@@ -37,7 +37,7 @@
  * this one for the preload library, SHELLESC_ENV_PROXY_PATH (proto.h) for
  * the wrapper. */
 #define CLI_ENV_PRELOAD		"SHELLESC_PRELOAD"
-/* Set by "exec --sandbox landlock" for its own re-execution (cli-exec.c). */
+/* Set by "exec" for its own re-execution as the shell (cli-exec.c). */
 #define CLI_ENV_SANDBOX		"SHELLESC_SANDBOX_SHELL"
 
 enum cli_cmd { CLI_RUN, CLI_CHECK, CLI_EXEC };

@@ -45,6 +45,7 @@ conn_new(struct loop *l, int fd)
 	c->loop = l;
 	c->fd = fd;
 	c->pidfd = -1;
+	jobs_init(&c->jobs);
 	c->state = CONN_READ_EXEC;
 	c->wfd = (struct watch){ WATCH_STREAM, c };
 	c->wpid = (struct watch){ WATCH_CHILD, c };
@@ -137,6 +138,7 @@ conn_free(struct conn *c)
 		close(c->pidfd);
 		c->pidfd = -1;
 	}
+	jobs_end(&c->jobs, c->pid);
 	if (c->policy_holds)		/* the policy owns it */
 		atomic_store(&c->req->cancelled, 1);
 	else
@@ -258,6 +260,9 @@ conn_spawn(struct conn *c, const struct msg *m, struct shellesc_prepared *p)
 
 	for (size_t i = 0; i < m->ndest; i++)
 		fds[i] = (struct spawn_fd){ c->rx.fds[i], m->dest[i] };
+	jobs_probe(&c->jobs, c->fd, fds, m->ndest, m->follow_stops);
+	sp.foreground = jobs_foreground(&c->jobs);
+	sp.tty = c->jobs.tty;
 	if (cfg->prepare && (r = cfg->prepare(cfg->prepare_arg, c->req, &c->req->d, p)) != 0)
 		return r < 0 ? r : -EPERM;
 	sp.path = p->path;
@@ -297,7 +302,8 @@ conn_start_escalated(struct conn *c, const struct msg *m)
 	}
 	c->state = CONN_RUNNING;
 	c->started = loop_now_ms();
-	c->deadline = 0;
+	/* on our terminal: checked for stops (jobs.c) */
+	c->deadline = c->jobs.tty >= 0 ? c->started + JOBS_POLL_MS : 0;
 	if ((r = loop_watch(c->loop, c->pidfd, &c->wpid, EPOLL_CTL_ADD)) != 0) {
 		spawn_end(c->pid, c->pidfd, 0);
 		close(c->pidfd);
@@ -325,8 +331,11 @@ conn_on_frame(struct conn *c)
 	case CONN_RUNNING:
 		if (m.type != SHELLESC_MSG_SIGNAL)
 			return conn_refuse(c, "expected a signal, got message type %d", (int)m.type);
-		if (!c->killing)
-			kill(-c->pid, (int)m.signal);
+		if (c->killing)
+			return true;
+		if (m.signal == SIGCONT)	/* the caller's shell may have run fg */
+			jobs_continued(&c->jobs, c->pid);
+		kill(-c->pid, (int)m.signal);
 		return true;
 	case CONN_DECIDING:
 		break;
@@ -482,6 +491,21 @@ conn_kill(struct conn *c)
 	c->deadline = loop_now_ms() + c->loop->cfg->kill_grace_ms;
 }
 
+/* A command on our terminal stopped: the caller stops too, if it can. */
+static void
+conn_check_stop(struct conn *c)
+{
+	int sig = jobs_stopped(&c->jobs, c->pid, c->pidfd);
+
+	c->deadline = loop_now_ms() + JOBS_POLL_MS;
+	if (sig == 0 || c->fd < 0 || !c->jobs.follow)
+		return;
+	loop_log(c->loop, SHELLESC_LOG_DEBUG, "request %llu: stopped by signal %d",
+	    (unsigned long long)c->req->id, sig);
+	if (msg_send_stopped(c->fd, sig) != 0)
+		conn_kill(c);		/* as for any reply the client cannot take */
+}
+
 void
 conn_on_deadline(struct conn *c)
 {
@@ -491,6 +515,8 @@ conn_on_deadline(struct conn *c)
 	else if (c->state == CONN_READ_EXEC || c->state == CONN_READ_HANDOVER)
 		conn_refuse(c, "timed out waiting for the %s",
 		    c->state == CONN_READ_EXEC ? "request" : "hand-over");
+	else if (c->state == CONN_RUNNING)
+		conn_check_stop(c);
 }
 
 void
@@ -506,6 +532,7 @@ conn_on_child(struct conn *c)
 	c->pidfd = -1;
 	if (c->killing)
 		kill(-c->pid, SIGKILL);	/* what the leader left behind */
+	jobs_end(&c->jobs, c->pid);
 	if (c->fd >= 0)
 		msg_send_result(c->fd, code, sig, core, NULL);
 	if (cfg->ended)

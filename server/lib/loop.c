@@ -133,8 +133,8 @@ loop_deadlines(struct loop *l)
 		if (c->deadline == 0)
 			continue;
 		if (c->deadline <= now)
-			conn_on_deadline(c);	/* may free c */
-		else if (next < 0 || c->deadline - now < next)
+			conn_on_deadline(c);	/* may free c (kept till the batch ends), or re-arm it */
+		if (!c->dead && c->deadline > now && (next < 0 || c->deadline - now < next))
 			next = c->deadline - now;
 	}
 	return (int)next;

@@ -249,6 +249,10 @@ spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent)
 
 	if (sp->new_pgrp)
 		setpgid(0, 0);
+	/* before exec, so it never reads the terminal from the background
+	 * (SIGTTOU is blocked: the loop thread's mask) */
+	if (sp->new_pgrp && sp->foreground)
+		tcsetpgrp(sp->tty, getpid());
 	if (sp->pdeathsig && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
 	    getppid() != parent))
 		_exit(127);
@@ -346,6 +350,20 @@ spawn_reap(int pidfd, int *sig, bool *core)
 			return spawn_status(0, SIGKILL, false, sig);
 	*core = si.si_code == CLD_DUMPED;
 	return spawn_status(si.si_status, si.si_status, si.si_code == CLD_EXITED, sig);
+}
+
+int
+spawn_stopped(pid_t pid, int pidfd)
+{
+	siginfo_t si;
+	int r;
+
+	memset(&si, 0, sizeof(si));
+	do
+		r = spawn_have_pidfd ? waitid(P_PIDFD, (id_t)pidfd, &si, WSTOPPED | WNOHANG) :
+		    waitid(P_PID, (id_t)pid, &si, WSTOPPED | WNOHANG);
+	while (r != 0 && errno == EINTR);
+	return r == 0 && si.si_pid != 0 && si.si_code == CLD_STOPPED ? si.si_status : 0;
 }
 
 /* True when pidfd became readable (the child exited) within ms. */

@@ -15,6 +15,7 @@
 #include "helpers/cli.h"
 #include "helpers/base.h"
 #include "helpers/rules.h"
+#include "helpers/user.h"
 
 extern char **environ;
 
@@ -87,13 +88,22 @@ tc_tmpdir(struct tc *t)
 	return t->dirs[i] = tr_tmpdir();
 }
 
+/* Where t->env holds entry's NAME=, else where its NULL is. */
+static size_t
+tc_env_at(const struct tc *t, const char *entry)
+{
+	size_t n = 0, name = strcspn(entry, "=") + 1;
+
+	while (t->env[n] && strncmp(t->env[n], entry, name) != 0)
+		n++;
+	return n;
+}
+
 void
 tc_setpath(struct tc *t, const char *path)
 {
-	size_t i = 0, n;
+	size_t i = tc_env_at(t, "PATH="), n;
 
-	while (t->env[i] && strncmp(t->env[i], "PATH=", 5) != 0)
-		i++;
 	for (n = i; t->env[n]; n++)
 		continue;
 	free(t->pathvar);
@@ -198,21 +208,74 @@ tc_run(struct tc *t, struct tc_res *r, const char *in, char *const args[])
 	r->status = ts_proc_wait(&p, &r->out, &r->outlen, &r->err);
 }
 
+void
+tc_env_set(struct tc *t, char *entry)
+{
+	size_t n = tc_env_at(t, entry);
+
+	cr_assert_lt(n + 1, sizeof(t->env) / sizeof(t->env[0]));
+	t->env[n] = entry;
+}
+
+/* argv on a new 24x80 pty, in the test's directory, as u (NULL: us). */
+static pid_t
+tc_pty_fork(struct tc *t, const struct tu_user *u, char *const argv[], int *master)
+{
+	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+	pid_t pid = forkpty(master, NULL, NULL, &ws);
+
+	cr_assert(pid >= 0, "forkpty: %s", strerror(errno));
+	if (pid == 0) {
+		if (chdir(t->dir) == 0 && (u == NULL || tu_become(u) == 0))
+			execve(argv[0], argv, t->env);
+		dprintf(2, "tc_pty: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(121);
+	}
+	return pid;
+}
+
+/* When the answer due now is to be typed (ms, monotonic). */
+static int64_t
+tc_pty_due(const char *answer, int64_t asked_at)
+{
+	return strncmp(answer, TC_LATE, strlen(TC_LATE)) == 0 ? asked_at + TC_LATE_MS : asked_at;
+}
+
+static void
+tc_pty_type(int master, const char *answer)
+{
+	if (strncmp(answer, TC_LATE, strlen(TC_LATE)) == 0)
+		answer += strlen(TC_LATE);
+	th_write(master, answer, strlen(answer));
+	th_write(master, "\n", 1);
+}
+
 /* Everything from the pty master until the other side is gone. */
 static int
 tc_pty_talk(int master, struct tc_res *r, const char *const answers[])
 {
-	int64_t until = ts_now_ms() + 40000;
+	int64_t until = ts_now_ms() + 40000, due = -1;
 	size_t len = 0, asked = 0, seen = 0;
+	const char *pending = NULL;
 	char buf[4096];
 
 	r->out = strdup("");
 	for (;;) {
 		struct pollfd p = { .fd = master, .events = POLLIN };
-		int left = (int)(until - ts_now_ms());
+		int64_t now = ts_now_ms(), left = (pending ? due : until) - now;
 		ssize_t k;
+		int n;
 
-		cr_assert(left > 0 && poll(&p, 1, left) == 1, "the pty went quiet: %s", r->out);
+		cr_assert(now < until, "the pty went quiet: %s", r->out);
+		if (pending && left <= 0) {
+			tc_pty_type(master, pending);
+			pending = NULL;
+			continue;
+		}
+		n = poll(&p, 1, (int)left);
+		cr_assert(n >= 0, "poll: %s", strerror(errno));
+		if (n == 0)
+			continue;
 		if ((k = read(master, buf, sizeof(buf))) <= 0)
 			break;	/* EIO: every slave fd is closed */
 		cr_assert_not_null(r->out = realloc(r->out, len + (size_t)k + 1));
@@ -221,10 +284,11 @@ tc_pty_talk(int master, struct tc_res *r, const char *const answers[])
 		for (char *q = r->out + seen; (q = strstr(q, TC_ASK)) != NULL; q++, asked++) {
 			seen = (size_t)(q - r->out) + 1;
 			cr_assert_not_null(answers[asked], "an unexpected prompt: %s", r->out);
+			cr_assert_null(pending, "a prompt before the last was answered: %s", r->out);
 			if (strcmp(answers[asked], TC_SILENT) == 0)
 				continue;
-			th_write(master, answers[asked], strlen(answers[asked]));
-			th_write(master, "\n", 1);
+			pending = answers[asked];
+			due = tc_pty_due(pending, ts_now_ms());
 		}
 	}
 	r->outlen = len;
@@ -232,23 +296,92 @@ tc_pty_talk(int master, struct tc_res *r, const char *const answers[])
 }
 
 int
-tc_run_pty(struct tc *t, struct tc_res *r, const char *const answers[],
-    char *const args[])
+tc_pty_run(struct tc *t, struct tc_res *r, const struct tu_user *u,
+    const char *const answers[], char *const argv[])
 {
 	int master, asked;
-	pid_t pid;
+	pid_t pid = tc_pty_fork(t, u, argv, &master);
 
-	cr_assert((pid = forkpty(&master, NULL, NULL, NULL)) >= 0, "forkpty: %s", strerror(errno));
-	if (pid == 0) {
-		if (chdir(t->dir) == 0)
-			execve(TEST_SHELLESC, tc_argv(NULL, args), t->env);
-		_exit(121);
-	}
 	asked = tc_pty_talk(master, r, answers);
 	close(master);
 	cr_assert_eq(waitpid(pid, &r->status, 0), pid);
 	r->err = strdup("");
 	return asked;
+}
+
+int
+tc_run_pty(struct tc *t, struct tc_res *r, const char *const answers[],
+    char *const args[])
+{
+	char **argv = tc_argv(NULL, args);
+	int asked = tc_pty_run(t, r, NULL, answers, argv);
+
+	free(argv);
+	return asked;
+}
+
+void
+tc_pty_start(struct tc *t, struct tc_pty *p, const struct tu_user *u, char *const argv[])
+{
+	memset(p, 0, sizeof(*p));
+	p->pid = tc_pty_fork(t, u, argv, &p->master);
+	cr_assert_not_null(p->out = strdup(""));
+}
+
+/* Read what is there within ms: 1, 0 when nothing came, -1 at the end. */
+static int
+tc_pty_read(struct tc_pty *p, int ms)
+{
+	struct pollfd pf = { .fd = p->master, .events = POLLIN };
+	char buf[4096];
+	ssize_t k;
+
+	if (poll(&pf, 1, ms) <= 0)
+		return 0;
+	if ((k = read(p->master, buf, sizeof(buf))) <= 0)
+		return -1;
+	cr_assert_not_null(p->out = realloc(p->out, p->len + (size_t)k + 1));
+	memcpy(p->out + p->len, buf, (size_t)k);
+	p->out[p->len += (size_t)k] = '\0';
+	return 1;
+}
+
+void
+tc_pty_expect(struct tc_pty *p, const char *text, int ms)
+{
+	int64_t until = ts_now_ms() + ms * th_slowdown();
+	char *at;
+
+	while ((at = strstr(p->out + p->mark, text)) == NULL) {
+		int64_t left = until - ts_now_ms();
+
+		cr_assert(left > 0, "\"%s\" did not show within %d ms; the pty showed:\n%s",
+		    text, ms, p->out);
+		cr_assert_geq(tc_pty_read(p, (int)left), 0,
+		    "the pty closed before \"%s\" showed:\n%s", text, p->out);
+	}
+	p->mark = (size_t)(at - p->out) + strlen(text);
+}
+
+void
+tc_pty_send(struct tc_pty *p, const char *s)
+{
+	th_write(p->master, s, strlen(s));
+}
+
+int
+tc_pty_end(struct tc_pty *p, int ms)
+{
+	int64_t until = ts_now_ms() + ms * th_slowdown();
+	int st;
+
+	while (tc_pty_read(p, 100) >= 0)
+		cr_assert(ts_now_ms() < until, "the pty stayed open; it showed:\n%s", p->out);
+	close(p->master);
+	cr_assert_eq(waitpid(p->pid, &st, 0), p->pid);
+	free(p->out);
+	p->out = NULL;
+	return st;
 }
 
 int
@@ -318,4 +451,14 @@ tc_landlock_abi(void)
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
 
 	return abi < 0 ? 0 : (int)abi;
+}
+
+void
+tc_need_landlock(struct tc *t, struct tc_res *r, int abi)
+{
+	int have = tc_landlock_abi();
+
+	if (have < abi)
+		TC_SKIP(t, r, "needs Landlock ABI %d; this kernel has %s %d", abi,
+		    have ? "ABI" : "none, ABI", have);
 }

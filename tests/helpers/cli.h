@@ -89,8 +89,44 @@ void tc_start(struct tc *t, struct ts_proc *p, char *const args[]);
  * prompts there were.
  */
 #define TC_SILENT "(silent)"
+/* An answer typed only TC_LATE_MS after its prompt appears: TC_LATE "n". */
+#define TC_LATE "\001"
+#define TC_LATE_MS 2000
 int tc_run_pty(struct tc *t, struct tc_res *r, const char *const answers[],
     char *const args[]);
+struct tu_user;
+/* The same for any program (argv[0] its path), run as u (NULL: as we are). */
+int tc_pty_run(struct tc *t, struct tc_res *r, const struct tu_user *u,
+    const char *const answers[], char *const argv[]);
+
+/*
+ * A program on a pty, driven as a person would: type, and wait for what
+ * it shows.  The pty is 24x80 and the program's controlling terminal.
+ */
+struct tc_pty {
+	int master;
+	pid_t pid;
+	char *out;			/* everything shown so far */
+	size_t len, mark;		/* tc_pty_expect looks after mark */
+};
+
+/* argv (argv[0] a path) in the test's directory and environment, as u (NULL: us). */
+void tc_pty_start(struct tc *t, struct tc_pty *p, const struct tu_user *u,
+    char *const argv[]);
+/* Wait until text shows after the mark, asserting it does within ms; the
+ * mark moves past it. */
+void tc_pty_expect(struct tc_pty *p, const char *text, int ms);
+void tc_pty_send(struct tc_pty *p, const char *s);
+/* Read until the program and all it left on the pty are gone (asserting
+ * that within ms), reap it: its wait status.  Frees p's buffer. */
+int tc_pty_end(struct tc_pty *p, int ms);
+/* The prompt of interactive shells the tests drive, and a bash rc file
+ * that sets it and defines G (as the environment cannot: the build tree's
+ * shellesc is a libtool script, and a non-interactive bash drops PS1). */
+#define TC_PS1 "tc> "
+#define TC_RC "PS1='" TC_PS1 "'\n" TC_GATE "\n"
+/* Set "NAME=value" in the environment of what the test runs (kept, not copied). */
+void tc_env_set(struct tc *t, char *entry);
 /* Skip the test; Criterion runs no .fini after a skip, so clean up first. */
 #define TC_SKIP(t, r, ...) do { tc_fini(t, r); cr_skip_test(__VA_ARGS__); } while (0)
 
@@ -117,5 +153,7 @@ const char *tc_jstr(json_t *j, const char *key);
 
 /* Landlock's ABI version here, 0 without it. */
 int tc_landlock_abi(void);
+/* Skip the test, saying why, on a kernel without Landlock ABI abi. */
+void tc_need_landlock(struct tc *t, struct tc_res *r, int abi);
 
 #endif
