@@ -256,12 +256,13 @@ Test(cli_tty, landlock_device_ioctls)
  * drives its jobs through it: ^Z, fg and ^C work. */
 Test(cli_tty, landlock_keeps_job_control)
 {
-	struct tc_pty p;
+	static struct tc_pty p;
 
 	attacker(true);
 	tc_file(&t, "rc", TC_RC);
-	tc_pty_start(&t, &p, a.as, (char *[]){ (char *)TEST_SHELLESC, "run", "-s", "landlock",
-	    "-w", (char *)a.sbx, "--", "bash", "--noprofile", "--rcfile", "rc", "-i", NULL });
+	tc_pty_start(&t, &p, a.as, (char *[]){ (char *)TEST_SHELLESC, "run", "--mode", "wrapper",
+	    "-s", "landlock", "-w", (char *)a.sbx, "--", "bash", "--noprofile", "--rcfile", "rc",
+	    "-i", NULL });
 	tc_pty_expect(&p, TC_PS1, 10000);
 	tc_pty_send(&p, "bash -c 'printf %s-%s re ady; exec sleep 30'\n");
 	tc_pty_expect(&p, "re-ady", 10000);

@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -275,31 +277,135 @@ Test(server, session_end_kills_escalated, .timeout = TS_TIMEOUT)
 	shellesc_env_free(env);
 }
 
+/* A shell command that starts an escalated and an in-place `sleep 100`,
+ * writing their pids to esc.pid and sh.pid in dir. */
+static void
+two_sleeps(char *cmd, size_t size, const char *dir)
+{
+	snprintf(cmd, size, "cd %s && \"$EXEC_WRAPPER\" /bin/sh sh -c 'echo $$ > esc.pid.new;"
+	    " mv esc.pid.new esc.pid; exec sleep 100' & cd %s && sleep 100 & echo $! > %s/sh.pid.new;"
+	    " mv %s/sh.pid.new %s/sh.pid; wait", dir, dir, dir, dir, dir);
+}
+
+/* The pid in dir/name, waiting up to ms for the file to appear; 0 if it did not. */
+static pid_t
+read_pid(const char *dir, const char *name, int ms)
+{
+	char path[1100];
+	int64_t end = ts_now_ms() + ms;
+	pid_t pid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	while ((f = fopen(path, "r")) == NULL && ts_now_ms() < end)
+		usleep(20000);
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%d", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	unlink(path);
+	return pid;
+}
+
+/* Both sleeps of two_sleeps were started, and are gone within 5 s. */
+static void
+assert_sleeps_gone(const char *dir, const char *why)
+{
+	static const char *const names[] = { "esc.pid", "sh.pid" };
+
+	for (int i = 0; i < 2; i++) {
+		pid_t pid = read_pid(dir, names[i], 5000);
+
+		cr_assert_gt(pid, 0, "%s was not written", names[i]);
+		cr_assert(ts_pid_gone(pid, 5000), "%s %d survived the %s", names[i], pid, why);
+	}
+	rmdir(dir);
+}
+
 /* The exec timeout ends the shell's tree and its escalated commands. */
 Test(server, exec_timeout_ends_shell_and_escalated, .timeout = TS_TIMEOUT)
 {
-	char dir[] = "/tmp/shellesc-test-XXXXXX", cmd[1024], path[1100];
+	char dir[] = "/tmp/shellesc-test-XXXXXX", cmd[1024];
 	struct shellesc_exec_result res;
-	pid_t pids[2];
-	FILE *f;
 
 	cr_assert_not_null(mkdtemp(dir));
-	snprintf(cmd, sizeof(cmd), "cd %s && \"$EXEC_WRAPPER\" /bin/sh sh -c 'echo $$ > esc.pid; exec sleep 100' &"
-	    " cd %s && sleep 100 & echo $! > %s/sh.pid; wait", dir, dir, dir);
+	two_sleeps(cmd, sizeof(cmd), dir);
 	s = ts_start(&tp, NULL);
 	run_shell(cmd, 1500, &res);
 	cr_assert(res.timed_out);
+	cr_assert_not(res.cancelled);
 	cr_assert_lt(res.duration, 10.0);
-	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, i ? "sh.pid" : "esc.pid");
-		cr_assert_not_null(f = fopen(path, "r"), "%s was not written", path);
-		cr_assert_eq(fscanf(f, "%d", &pids[i]), 1);
-		fclose(f);
-		unlink(path);
-		cr_assert(ts_pid_gone(pids[i], 5000), "%s %d survived the timeout", path, pids[i]);
-	}
-	rmdir(dir);
+	assert_sleeps_gone(dir, "timeout");
 	shellesc_exec_result_free(&res);
+	ts_end(s, &tp);
+}
+
+struct exec_thread {
+	const char *cmd;
+	struct shellesc_exec_result res;
+};
+
+static void *
+exec_thread_main(void *arg)
+{
+	struct exec_thread *t = arg;
+
+	run_shell(t->cmd, 0, &t->res);
+	return NULL;
+}
+
+/*
+ * shellesc_session_cancel from another thread ends a running exec the way
+ * a timeout does: the shell's tree and its escalated commands; the exec
+ * returns with cancelled set and what was printed before.
+ */
+Test(server, exec_cancel_ends_shell_and_escalated, .timeout = TS_TIMEOUT)
+{
+	char dir[] = "/tmp/shellesc-test-XXXXXX", cmd[1100];
+	struct exec_thread t = { .cmd = cmd };
+	pthread_t th;
+	char esc[1100], sh[1100];
+
+	cr_assert_not_null(mkdtemp(dir));
+	two_sleeps(cmd + 11, sizeof(cmd) - 11, dir);
+	memcpy(cmd, "echo early;", 11);
+	s = ts_start(&tp, NULL);
+	cr_assert_eq(pthread_create(&th, NULL, exec_thread_main, &t), 0);
+	snprintf(esc, sizeof(esc), "%s/esc.pid", dir);
+	snprintf(sh, sizeof(sh), "%s/sh.pid", dir);
+	for (int i = 0; i < 1000 && (access(esc, F_OK) != 0 || access(sh, F_OK) != 0); i++)
+		usleep(20000);	/* both sleeps started (20 s at most) */
+	shellesc_session_cancel(s);
+	shellesc_session_cancel(s);	/* a second call does nothing more */
+	cr_assert_eq(pthread_join(th, NULL), 0);
+	cr_assert(t.res.cancelled);
+	cr_assert_not(t.res.timed_out);
+	cr_assert_str_eq(t.res.out, "early\n");
+	cr_assert_lt(t.res.duration, 10.0);
+	assert_sleeps_gone(dir, "cancel");
+	shellesc_exec_result_free(&t.res);
+	ts_end(s, &tp);
+}
+
+/* A cancel before the exec: it runs nothing and says so; errno is kept. */
+Test(server, exec_cancelled_before_start_runs_nothing, .timeout = TS_TIMEOUT)
+{
+	char dir[] = "/tmp/shellesc-test-XXXXXX", cmd[1100], path[1100];
+	struct shellesc_exec_params pa = { .command = cmd, .workdir = "/" };
+	struct shellesc_exec_result res;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "touch %s/ran", dir);
+	s = ts_start(&tp, NULL);
+	errno = EBADMSG;
+	shellesc_session_cancel(s);
+	cr_assert_eq(errno, EBADMSG);
+	cr_assert_eq(shellesc_session_exec(s, &pa, &res), -ECANCELED);
+	snprintf(path, sizeof(path), "%s/ran", dir);
+	cr_assert_neq(access(path, F_OK), 0, "the shell ran");
+	cr_assert_eq(tp.seen, 0);
+	rmdir(dir);
 	ts_end(s, &tp);
 }
 

@@ -117,11 +117,7 @@ cli_audit_decision(struct cli *c, const struct shellesc_request *req,
 
 	if (c->audit == NULL || (j = cli_audit_head("decision")) == NULL)
 		return;
-	json_object_update_new(j, cli_json_request(req, v));
-	json_object_set_new(j, "decision", json_string(cli_action_name(act)));
-	json_object_set_new(j, "reason", cli_json_str(reason));
-	json_object_set_new(j, "asked", cli_json_str(v->asked));
-	json_object_set_new(j, "answer", cli_json_str(v->answer));
+	json_object_update_new(j, cli_json_decision(req, v, act, reason));
 	cli_audit_write(c, j, act == SHELLESC_DENY ? LOG_NOTICE : LOG_INFO);
 }
 

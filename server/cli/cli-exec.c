@@ -7,9 +7,10 @@
  * The library spawns the shell itself and offers no hook between its fork
  * and exec, so it is given this very program as the shell, with
  * CLI_ENV_SANDBOX saying what to confine and which shell to become:
- * cli_exec_sandboxed() enters the Landlock ruleset (--sandbox landlock)
- * and the session's seccomp filter (always, cli-seccomp.h), then executes
- * the real shell with the same -c/-lc COMMAND.
+ * cli_exec_sandboxed() enters the Landlock ruleset of each layer (exec's
+ * --sandbox landlock is one; mcp stacks its command line's and its
+ * client's) and the session's seccomp filter (always, cli-seccomp.h),
+ * then executes the real shell with the same -c/-lc COMMAND.
  */
 #include "config.h"
 
@@ -28,32 +29,44 @@
 
 extern char **environ;
 
-/* environ plus *entry, CLI_ENV_SANDBOX={"shell": ..., "landlock": ...,
- * "writable": [...], "no_network": ..., "exec_allowed": [...] or null};
- * free both. */
-static char **
-cli_exec_sandbox_env(struct cli *c, const char *shell, char **entry)
+static json_t *
+cli_exec_layers(const struct cli_layer *layers, size_t n)
 {
-	json_t *j = json_pack("{s:o, s:b, s:o, s:b, s:o}", "shell", cli_json_str(shell),
-	    "landlock", c->ruleset >= 0,
-	    "writable", cli_json_strv(c->o.writable.v), "no_network", c->o.no_network,
-	    "exec_allowed", c->o.no_exec_writable ? cli_json_strv(c->exec_allowed.v) :
-	    json_null());
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_pack("{s:o, s:b, s:o}",
+		    "writable", cli_json_strv(layers[i].writable.v),
+		    "no_network", layers[i].no_network,
+		    "exec_allowed", layers[i].no_exec ?
+		    cli_json_strv(layers[i].exec_allowed.v) : json_null()));
+	return a;
+}
+
+/* environ plus *entry, CLI_ENV_SANDBOX={"shell": ..., "layers":
+ * [{"writable": [...], "no_network": ..., "exec_allowed": [...] or null},
+ * ...]}; free both. */
+char **
+cli_exec_sandbox_env(const char *shell, const struct cli_layer *layers, size_t n,
+    char **entry)
+{
+	json_t *j = json_pack("{s:o, s:o}", "shell", cli_json_str(shell),
+	    "layers", cli_exec_layers(layers, n));
 	char *spec = j ? json_dumps(j, JSON_COMPACT) : NULL, **env;
-	size_t n = 0;
+	size_t k = 0;
 
 	json_decref(j);
 	*entry = NULL;
-	while (environ[n])
-		n++;
+	while (environ[k])
+		k++;
 	/* asprintf leaves *entry undefined when it fails: the caller frees it */
 	if (spec != NULL && asprintf(entry, "%s=%s", CLI_ENV_SANDBOX, spec) < 0)
 		*entry = NULL;
 	free(spec);
-	if (*entry == NULL || (env = calloc(n + 2, sizeof(char *))) == NULL)
+	if (*entry == NULL || (env = calloc(k + 2, sizeof(char *))) == NULL)
 		return NULL;
-	memcpy(env, environ, n * sizeof(char *));
-	env[n] = *entry;
+	memcpy(env, environ, k * sizeof(char *));
+	env[k] = *entry;
 	return env;
 }
 
@@ -74,13 +87,28 @@ cli_exec_print(const struct shellesc_exec_result *res)
 	free(line);
 }
 
+/* This program's path, for the library to run as the confined shell. */
+int
+cli_exec_self(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+
+	if (n < 0) {
+		cli_warn("/proc/self/exe");
+		return -1;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
 /* The session's exec, with the shell swapped for us, to confine it. */
 static int
 cli_exec_run(struct cli *c, struct shellesc_exec_params *p,
     struct shellesc_exec_result *res)
 {
+	struct cli_layer one = { .writable = c->o.writable, .no_network = c->o.no_network,
+	    .no_exec = c->o.no_exec_writable, .exec_allowed = c->exec_allowed };
 	char self[PATH_MAX], **env = NULL, *entry = NULL;
-	ssize_t n;
 	int r;
 
 	/* what the shell's spawn would have said, had it been ours */
@@ -88,12 +116,10 @@ cli_exec_run(struct cli *c, struct shellesc_exec_params *p,
 		cli_warn("exec: %s", p->shell);
 		return -1;
 	}
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0) {
-		cli_warn("exec: /proc/self/exe");
+	if (cli_exec_self(self, sizeof(self)) != 0)
 		return -1;
-	}
-	self[n] = '\0';
-	if ((p->env = env = cli_exec_sandbox_env(c, p->shell, &entry)) == NULL) {
+	p->env = env = cli_exec_sandbox_env(p->shell, &one, c->ruleset >= 0 ? 1 : 0, &entry);
+	if (env == NULL) {
 		cli_warnx("exec: out of memory");
 		free(entry);
 		return -1;
@@ -150,18 +176,27 @@ cli_exec(struct cli *c)
 
 /* --- the re-executed side: confine, then become the shell --- */
 
+#define CLI_SBX_LAYERS	8
+
 struct cli_sbx {
 	char *shell;
-	bool landlock;
-	struct cli_strv writable;
-	bool no_network;
-	bool no_exec;
-	struct cli_strv exec_allowed;	/* with no_exec */
+	struct cli_layer layer[CLI_SBX_LAYERS];
+	size_t n;
 };
+
+static void
+cli_exec_spec_free(struct cli_sbx *x)
+{
+	free(x->shell);
+	for (size_t i = 0; i < x->n; i++) {
+		cli_strv_free(&x->layer[i].writable);
+		cli_strv_free(&x->layer[i].exec_allowed);
+	}
+}
 
 /* A JSON array of byte strings appended to sv; 0, or -1 (not one). */
 static int
-cli_exec_strv(json_t *a, struct cli_strv *sv)
+cli_exec_strv(const json_t *a, struct cli_strv *sv)
 {
 	size_t i;
 	json_t *e;
@@ -177,46 +212,76 @@ cli_exec_strv(json_t *a, struct cli_strv *sv)
 	return r;
 }
 
+/* One layer: {"writable": [...], "no_network": bool, "exec_allowed":
+ * [...] (--no-exec-writable) or null}. */
+static int
+cli_exec_spec_layer(const json_t *j, struct cli_layer *l)
+{
+	const json_t *allowed = json_object_get(j, "exec_allowed");
+
+	l->no_network = json_is_true(json_object_get(j, "no_network"));
+	l->no_exec = json_is_array(allowed);
+	if (cli_exec_strv(json_object_get(j, "writable"), &l->writable) != 0 ||
+	    (l->no_exec && cli_exec_strv(allowed, &l->exec_allowed) != 0))
+		return -1;
+	return 0;
+}
+
 static int
 cli_exec_spec(const char *text, struct cli_sbx *x)
 {
 	json_error_t err;
-	json_t *j = json_loads(text, 0, &err), *allowed = json_object_get(j, "exec_allowed");
+	json_t *j = json_loads(text, 0, &err), *layers = json_object_get(j, "layers"), *e;
+	size_t i;
 	int r = -1;
 
 	x->shell = cli_json_unbytes(json_object_get(j, "shell"));
-	x->landlock = json_is_true(json_object_get(j, "landlock"));
-	x->no_network = json_is_true(json_object_get(j, "no_network"));
-	x->no_exec = json_is_array(allowed);
-	if (x->shell != NULL && cli_exec_strv(json_object_get(j, "writable"), &x->writable) == 0 &&
-	    (!x->no_exec || cli_exec_strv(allowed, &x->exec_allowed) == 0))
+	if (x->shell != NULL && json_is_array(layers) && json_array_size(layers) <= CLI_SBX_LAYERS)
 		r = 0;
+	json_array_foreach(layers, i, e)
+		if (r == 0 && cli_exec_spec_layer(e, &x->layer[x->n++]) != 0)
+			r = -1;
 	json_decref(j);
 	if (r != 0)
 		cli_warnx("%s is not what shellesc exec sets", CLI_ENV_SANDBOX);
 	return r;
 }
 
-/* Landlock if the spec asks for it, then the seccomp filter: 0 or -1. */
+/* Enter layer i's Landlock ruleset: 0 or -1 after a message. */
+static int
+cli_exec_layer(const struct cli_sbx *x, size_t i)
+{
+	const struct cli_layer *l = &x->layer[i];
+	int ruleset = cli_landlock_ruleset(&l->writable, l->no_network,
+	    l->no_exec ? &l->exec_allowed : NULL);
+	int e;
+
+	if (ruleset < 0)
+		return -1;
+	if ((e = cli_landlock_enter(ruleset)) != 0)
+		cli_warn("cannot enter the Landlock sandbox");
+	close(ruleset);
+	return e;
+}
+
+/* Every Landlock layer the spec asks for, then the seccomp filter: 0 or -1. */
 static int
 cli_exec_confine(const struct cli_sbx *x)
 {
 	struct cli_seccomp f;
-	int ruleset = -1, e = 0;
 
-	if (x->landlock && (ruleset = cli_landlock_ruleset(&x->writable, x->no_network,
-	    x->no_exec ? &x->exec_allowed : NULL)) < 0)
-		return -1;
 	if (cli_seccomp_build(&f) != 0) {
 		cli_warnx("cannot build the session's seccomp filter");
-		e = -1;
-	} else if (ruleset >= 0 && (e = cli_landlock_enter(ruleset)) != 0)
-		cli_warn("cannot enter the Landlock sandbox");
-	else if ((e = cli_seccomp_enter(&f)) != 0)
+		return -1;
+	}
+	for (size_t i = 0; i < x->n; i++)
+		if (cli_exec_layer(x, i) != 0)
+			return -1;
+	if (cli_seccomp_enter(&f) != 0) {
 		cli_warn("cannot install the session's seccomp filter");
-	if (ruleset >= 0)
-		close(ruleset);
-	return e;
+		return -1;
+	}
+	return 0;
 }
 
 /* argv: SELF -c|-lc COMMAND, as shellesc_session_exec runs the shell. */
@@ -238,8 +303,6 @@ cli_exec_sandboxed(int argc, char **argv, const char *spec)
 		cli_warn("%s", x.shell);
 		r = errno == ENOENT ? CLI_EXIT_NOTFOUND : CLI_EXIT_NOEXEC;
 	}
-	free(x.shell);
-	cli_strv_free(&x.writable);
-	cli_strv_free(&x.exec_allowed);
+	cli_exec_spec_free(&x);
 	return r;
 }

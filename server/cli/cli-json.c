@@ -181,6 +181,60 @@ cli_json_request(const struct shellesc_request *req, const struct cli_verdict *v
 	    "rule", cli_json_rule(v));
 }
 
+/* A request and how it was answered, as the audit log and mcp show it. */
+json_t *
+cli_json_decision(const struct shellesc_request *req, const struct cli_verdict *v,
+    enum shellesc_action a, const char *reason)
+{
+	json_t *j = cli_json_request(req, v);
+
+	json_object_set_new(j, "decision", json_string(cli_action_name(a)));
+	json_object_set_new(j, "reason", cli_json_str(reason));
+	json_object_set_new(j, "asked", cli_json_str(v->asked));
+	json_object_set_new(j, "answer", cli_json_str(v->answer));
+	return j;
+}
+
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, nothing past U+10FFFF), or 0. */
+static size_t
+cli_json_utf8(const unsigned char *p, size_t n)
+{
+	size_t len = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2 :
+	    p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+
+	if (len == 0 || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+		return 0;
+	return len;
+}
+
+/* Text for a reader that wants a string whatever the bytes (mcp's
+ * output): each byte that does not start valid UTF-8 becomes U+FFFD. */
+json_t *
+cli_json_lossy(const char *p, size_t n)
+{
+	char *out = malloc(n * 3 + 1), *q = out;
+	json_t *j;
+
+	if (out == NULL)
+		return NULL;
+	for (size_t i = 0, k; i < n; i += k ? k : 1) {
+		if ((k = cli_json_utf8((const unsigned char *)p + i, n - i)) != 0)
+			q = mempcpy(q, p + i, k);
+		else
+			q = mempcpy(q, "\xef\xbf\xbd", 3);
+	}
+	j = json_stringn(out, (size_t)(q - out));
+	free(out);
+	return j;
+}
+
 char *
 cli_json_line(json_t *j)
 {

@@ -1,8 +1,8 @@
 /*
  * cli-json.h: the JSON the shellesc command writes (the audit log, the
- * approver's request, check --json, exec's result) and reads (the
- * approver's answer), with jansson.  Only the files that handle JSON
- * include it.
+ * approver's request, check --json, exec's result, mcp's messages) and
+ * reads (the approver's answer, mcp's requests), with jansson.  Only the
+ * files that handle JSON include it.
  */
 #ifndef SHELLESC_CLI_JSON_H
 #define SHELLESC_CLI_JSON_H
@@ -18,6 +18,11 @@ json_t *cli_json_strv(char *const *v);
 char *cli_json_unbytes(const json_t *j);	/* NULL: not such a value */
 json_t *cli_json_request(const struct shellesc_request *req,
     const struct cli_verdict *v);
+/* ...and how it was answered, as the audit log and mcp show it */
+json_t *cli_json_decision(const struct shellesc_request *req,
+    const struct cli_verdict *v, enum shellesc_action a, const char *reason);
+/* Text whatever the bytes: each byte not starting valid UTF-8 as U+FFFD. */
+json_t *cli_json_lossy(const char *p, size_t n);
 char *cli_json_line(json_t *j);	/* compact, with a newline; consumes j */
 
 #endif /* SHELLESC_CLI_JSON_H */

@@ -21,14 +21,16 @@ const char cli_usage_text[] =
     "       shellesc check [-p FILE]... [--default DECISION] [--json] [--] ARGV...\n"
     "       shellesc exec [OPTIONS] [--shell PATH] [--login|--no-login] [--timeout SEC]\n"
     "                     [--cwd DIR] -c COMMAND\n"
+    "       shellesc mcp [OPTIONS] [--shell PATH] [--max-output BYTES]\n"
     "       shellesc --version | --help\n"
     "\n"
     "Run PROGRAM (run) or one command string (exec) behind an approval gate at\n"
     "execve(2): each program started in its process tree is decided by rules files\n"
     "first: run in place, escalate (run by shellesc, outside the sandbox), deny, or\n"
-    "prompt.  check prints what the rules decide for ARGV.\n"
+    "prompt.  check prints what the rules decide for ARGV.  mcp serves the same as\n"
+    "the MCP tool \"shell\" on stdin and stdout, for agents.\n"
     "\n"
-    "Options of run and exec:\n"
+    "Options of run, exec and mcp:\n"
     "  -p, --policy FILE         load a rules file; repeatable.  Without it: every\n"
     "                            *.rules file in $XDG_CONFIG_HOME/shellesc/rules\n"
     "                            (default ~/.config/shellesc/rules), then in\n"
@@ -58,6 +60,9 @@ const char cli_usage_text[] =
     "  -c COMMAND                the command string\n"
     "exec prints one JSON object: exit_code, signal, stdout, stderr, output,\n"
     "duration_ms, timed_out.\n"
+    "Options of mcp only (it also reads Codex's rules, $CODEX_HOME/rules/*.rules):\n"
+    "      --shell PATH          the shell that runs each command (/bin/bash)\n"
+    "      --max-output BYTES    output a result keeps, head and tail (64k)\n"
     "\n"
     "Environment: " SHELLESC_ENV_PROXY_PATH " and " CLI_ENV_PRELOAD
     " override the installed\n"
@@ -219,6 +224,8 @@ main(int argc, char **argv)
 		r = cli_run(&c);
 	else if (c.o.cmd == CLI_CHECK)
 		r = cli_check(&c);
+	else if (c.o.cmd == CLI_MCP)
+		r = cli_mcp(&c);
 	else
 		r = cli_exec(&c);
 	cli_options_free(&c.o);

@@ -15,8 +15,14 @@
 enum {
 	OPT_NO_NETWORK = 256, OPT_DEFAULT, OPT_APPROVER, OPT_PROMPT_TIMEOUT,
 	OPT_JSON, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
-	OPT_NO_EXEC_WRITABLE,
+	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE,
 };
+
+/* mcp --max-output: a result keeps this many bytes of output by default,
+ * the first and last halves, within these bounds. */
+#define CLI_MAX_OUTPUT_DEFAULT	(64 * 1024)
+#define CLI_MAX_OUTPUT_MIN	256
+#define CLI_MAX_OUTPUT_MAX	(256 * 1024 * 1024)
 
 #define CLI_RUN_LONGOPTS \
 	{ "policy", required_argument, NULL, 'p' }, \
@@ -42,6 +48,12 @@ static const struct option cli_exec_opts[] = {
 	{ "cwd", required_argument, NULL, OPT_CWD },
 	{ 0 }
 };
+static const struct option cli_mcp_opts[] = {
+	CLI_RUN_LONGOPTS,
+	{ "shell", required_argument, NULL, OPT_SHELL },
+	{ "max-output", required_argument, NULL, OPT_MAX_OUTPUT },
+	{ 0 }
+};
 static const struct option cli_check_opts[] = {
 	{ "policy", required_argument, NULL, 'p' },
 	{ "default", required_argument, NULL, OPT_DEFAULT },
@@ -60,6 +72,7 @@ static const struct {
 	{ "run", CLI_RUN, "+:p:m:s:w:a:vh", cli_run_opts },
 	{ "check", CLI_CHECK, "+:p:h", cli_check_opts },
 	{ "exec", CLI_EXEC, "+:p:m:s:w:a:vc:h", cli_exec_opts },
+	{ "mcp", CLI_MCP, "+:p:m:s:w:a:vh", cli_mcp_opts },
 };
 
 static const char *const cli_actions[] = { "run", "escalate", "deny" };
@@ -122,6 +135,33 @@ cli_seconds(const char *cmd, const char *opt, const char *arg, int *out)
 	return 0;
 }
 
+/* BYTES, or with a k or M suffix (1024, 1024*1024). */
+static int
+cli_bytes(const char *cmd, const char *opt, const char *arg, size_t *out)
+{
+	char num[32];
+	size_t n = strlen(arg);
+	long long v = 0, mult = 1;
+	const char *errstr = "invalid";
+
+	if (n > 0 && strchr("kKmM", arg[n - 1]) != NULL)
+		mult = arg[--n] == 'k' || arg[n] == 'K' ? 1024 : 1024 * 1024;
+	if (n > 0 && n < sizeof(num)) {
+		memcpy(num, arg, n);
+		num[n] = '\0';
+		v = strtonum(num, 1, CLI_MAX_OUTPUT_MAX, &errstr);
+	}
+	if (errstr == NULL && (v * mult < CLI_MAX_OUTPUT_MIN || v * mult > CLI_MAX_OUTPUT_MAX))
+		errstr = "out of range";
+	if (errstr == NULL) {
+		*out = (size_t)(v * mult);
+		return 0;
+	}
+	cli_warnx("%s: %s '%s': %s (expected bytes, %d to %d; k and M suffixes)", cmd, opt, arg,
+	    errstr, CLI_MAX_OUTPUT_MIN, CLI_MAX_OUTPUT_MAX);
+	return -1;
+}
+
 static int
 cli_opt_word(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 {
@@ -158,6 +198,8 @@ cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 		return cli_seconds(cmd, "--prompt-timeout", arg, &o->prompt_timeout);
 	case OPT_TIMEOUT:
 		return cli_seconds(cmd, "--timeout", arg, &o->timeout);
+	case OPT_MAX_OUTPUT:
+		return cli_bytes(cmd, "--max-output", arg, &o->max_output);
 	case OPT_NO_NETWORK: o->no_network = true; return 0;
 	case OPT_NO_EXEC_WRITABLE: o->no_exec_writable = true; return 0;
 	case OPT_APPROVER: o->approver = arg; return 0;
@@ -207,6 +249,9 @@ cli_options_check(const struct cli_opts *o, const char *cmd)
 		cli_warnx("exec: -c COMMAND is required");
 	else if (o->cmd == CLI_EXEC && o->argc > 0)
 		cli_warnx("exec: unexpected argument '%s' (the command goes in -c)", o->argv[0]);
+	else if (o->cmd == CLI_MCP && o->argc > 0)
+		cli_warnx("mcp: unexpected argument '%s' (commands come from the MCP client)",
+		    o->argv[0]);
 	else
 		return 0;
 	return -1;
@@ -247,6 +292,7 @@ cli_options(struct cli_opts *o, int argc, char **argv)
 	o->dflt = RULES_RUN;
 	o->prompt_timeout = 300;
 	o->login = 1;
+	o->max_output = CLI_MAX_OUTPUT_DEFAULT;
 	if (argc < 2) {
 		fputs(cli_usage_text, stderr);
 		return -1;
@@ -262,7 +308,7 @@ cli_options(struct cli_opts *o, int argc, char **argv)
 	for (size_t k = 0; k < sizeof(cli_cmds) / sizeof(cli_cmds[0]); k++)
 		if (strcmp(argv[1], cli_cmds[k].name) == 0)
 			return cli_options_cmd(o, (int)k, argc - 1, argv + 1);
-	cli_warnx("unknown command '%s': expected run, check or exec (see shellesc --help)",
+	cli_warnx("unknown command '%s': expected run, check, exec or mcp (see shellesc --help)",
 	    argv[1]);
 	return -1;
 }

@@ -64,17 +64,24 @@ cli_policy_confined(const struct shellesc_request *req, const struct cli_verdict
 }
 
 void
+cli_policy_decide(struct cli *c, struct shellesc_request *req, struct cli_verdict *v)
+{
+	const struct shellesc_target *t = shellesc_request_target(req);
+
+	cli_rules_decide_request(c, req, v);
+	/* The loader's program, which shellesc cannot tell, was decided by no
+	 * rule; and nobody is asked a question whose yes would be overruled. */
+	if ((t->loader != NULL && t->error != 0) || v->effective == RULES_PROMPT)
+		v->reason = cli_policy_confined(req, v);
+}
+
+void
 cli_policy(void *arg, struct shellesc_request *req)
 {
 	struct cli *c = arg;
-	const struct shellesc_target *t = shellesc_request_target(req);
 	struct cli_verdict v = { 0 };
 
-	cli_rules_decide_request(c, req, &v);
-	/* The loader's program, which shellesc cannot tell, was decided by no
-	 * rule; and nobody is asked a question whose yes would be overruled. */
-	if ((t->loader != NULL && t->error != 0) || v.effective == RULES_PROMPT)
-		v.reason = cli_policy_confined(req, &v);
+	cli_policy_decide(c, req, &v);
 	if (v.reason != NULL)
 		cli_policy_answer(c, req, &v, SHELLESC_DENY);
 	else if (v.effective == RULES_PROMPT)
@@ -134,6 +141,8 @@ cli_policy_answer(struct cli *c, struct shellesc_request *req,
 	d.reason = reason;
 	cli_audit_decision(c, req, v, a, reason);
 	cli_policy_report(c, req, v, a, reason);
+	if (v->answered)
+		v->answered(v->answered_arg, req, v, a, reason);
 	shellesc_request_decide(req, &d);
 	free(reason);
 	cli_verdict_free(v);

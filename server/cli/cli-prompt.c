@@ -35,8 +35,9 @@ struct cli_prompt {
 	pthread_t thread;
 };
 
-static int64_t
-cli_prompt_now(void)
+/* ms, CLOCK_MONOTONIC */
+int64_t
+cli_now_ms(void)
 {
 	struct timespec ts;
 
@@ -48,7 +49,7 @@ cli_prompt_now(void)
 int64_t
 cli_prompt_deadline(const struct cli *c)
 {
-	return cli_prompt_now() + (int64_t)c->o.prompt_timeout * 1000;
+	return cli_now_ms() + (int64_t)c->o.prompt_timeout * 1000;
 }
 
 /*
@@ -59,7 +60,7 @@ enum cli_wait
 cli_prompt_poll(struct pollfd *p, size_t n, int wake, int64_t deadline)
 {
 	struct pollfd all[n + 1];
-	int64_t left = deadline - cli_prompt_now();
+	int64_t left = deadline - cli_now_ms();
 	int k;
 
 	if (left <= 0)
@@ -109,6 +110,8 @@ cli_prompt_settled(struct cli *c, struct cli_prompt_item *it)
 		cli_verdict_free(&v);
 		return false;
 	}
+	v.answered = it->v.answered;
+	v.answered_arg = it->v.answered_arg;
 	cli_verdict_free(&it->v);
 	it->v = v;
 	cli_policy_answer(c, req, &it->v, v.effective == RULES_ESCALATE ? SHELLESC_ESCALATE :

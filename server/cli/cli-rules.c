@@ -43,23 +43,46 @@ cli_rules_join(const char *base, const char *name)
 	return path;
 }
 
+/* $HOME if absolute, else the password file's; NULL after a message
+ * naming the variable that would do instead. */
+static const char *
+cli_rules_home(const char *instead)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+
+	if ((home == NULL || home[0] != '/') && (pw = getpwuid(getuid())) != NULL)
+		home = pw->pw_dir;
+	if (home == NULL)
+		cli_warnx("no home directory to find rules in (set %s)", instead);
+	return home;
+}
+
 /* $XDG_CONFIG_HOME/shellesc/rules, else ~/.config/shellesc/rules. */
 static char *
 cli_rules_userdir(void)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	struct passwd *pw;
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home;
 
 	/* the XDG spec: a relative value is invalid and ignored */
 	if (xdg && xdg[0] == '/')
 		return cli_rules_join(xdg, "shellesc/rules");
-	if ((home == NULL || home[0] != '/') && (pw = getpwuid(getuid())) != NULL)
-		home = pw->pw_dir;
-	if (home == NULL) {
-		cli_warnx("no home directory to find the user's rules in (set XDG_CONFIG_HOME)");
+	if ((home = cli_rules_home("XDG_CONFIG_HOME")) == NULL)
 		return NULL;
-	}
 	return cli_rules_join(home, ".config/shellesc/rules");
+}
+
+/* Codex's rules, for mcp: $CODEX_HOME/rules, else ~/.codex/rules. */
+static char *
+cli_rules_codexdir(void)
+{
+	const char *codex = getenv("CODEX_HOME"), *home;
+
+	if (codex && *codex)
+		return cli_rules_join(codex, "rules");
+	if ((home = cli_rules_home("CODEX_HOME")) == NULL)
+		return NULL;
+	return cli_rules_join(home, ".codex/rules");
 }
 
 /* Every .rules file in dir, in glob's (sorted) order. */
@@ -142,6 +165,17 @@ cli_rules_trusted_path(const struct cli *c)
 	return out;
 }
 
+/* mcp is a drop-in for Codex's shell tool: Codex's rules come first. */
+static int
+cli_rules_mcp(struct cli_rules *cr)
+{
+	char *dir = cli_rules_codexdir();
+	int r = dir ? cli_rules_glob(&cr->files, dir) : -1;
+
+	free(dir);
+	return r;
+}
+
 int
 cli_rules_open(struct cli *c)
 {
@@ -154,6 +188,8 @@ cli_rules_open(struct cli *c)
 	pthread_rwlock_init(&cr->lk, NULL);
 	if ((dir = cli_rules_userdir()) == NULL ||
 	    (cr->user = cli_rules_join(dir, "default.rules")) == NULL)
+		goto out;
+	if (c->o.cmd == CLI_MCP && cli_rules_mcp(cr) != 0)
 		goto out;
 	if (c->o.policies.n > 0) {
 		for (size_t i = 0; i < c->o.policies.n; i++)

@@ -1,9 +1,9 @@
 /*
- * cli-setup.c: what run and exec share: the writable directories, rules,
- * audit, the sandbox's ruleset, the prompt thread and the session, set up
- * in that order (the ruleset and the private temporary directory before
- * any thread, since TMPDIR is set in our own environment), torn down in
- * reverse.
+ * cli-setup.c: what run, exec and mcp share: the writable directories,
+ * rules, audit, the sandbox's ruleset, the prompt thread and the session,
+ * set up in that order (the ruleset and the private temporary directory
+ * before any thread, since TMPDIR is set in our own environment), torn
+ * down in reverse.
  */
 #include "config.h"
 
@@ -136,15 +136,20 @@ cli_setup_sandbox(struct cli *c)
 	return c->ruleset < 0 ? -1 : 0;
 }
 
-/* Where the wrapper and preload are, checked now: a missing part would
- * leave execs uncaught (or every exec warning) without saying so.  The
- * wrapper is needed in every mode: the preload execs it as the proxy of
- * an escalated exec. */
-static int
-cli_setup_parts(struct cli *c, struct shellesc_config *cfg)
+/* A session's configuration: our callbacks, and where the wrapper and
+ * preload are, checked now: a missing part would leave execs uncaught (or
+ * every exec warning) without saying so.  The wrapper is needed in every
+ * mode: the preload execs it as the proxy of an escalated exec. */
+int
+cli_setup_config(struct cli *c, struct shellesc_config *cfg)
 {
 	const char *p = getenv(CLI_ENV_PRELOAD);
 
+	*cfg = (struct shellesc_config){
+		.policy = cli_policy, .policy_arg = c,
+		.ended = cli_policy_ended, .ended_arg = c,
+		.log = cli_policy_log, .log_arg = c,
+	};
 	cfg->intercept = c->o.intercept;
 	/* what the sandboxed side can write cannot be escalated by its name */
 	cfg->writable = c->o.sandbox == CLI_SANDBOX_LANDLOCK ? c->o.writable.v : NULL;
@@ -165,14 +170,10 @@ cli_setup_parts(struct cli *c, struct shellesc_config *cfg)
 static int
 cli_setup_session(struct cli *c)
 {
-	struct shellesc_config cfg = {
-		.policy = cli_policy, .policy_arg = c,
-		.ended = cli_policy_ended, .ended_arg = c,
-		.log = cli_policy_log, .log_arg = c,
-	};
+	struct shellesc_config cfg;
 	int r;
 
-	if (cli_setup_parts(c, &cfg) != 0)
+	if (cli_setup_config(c, &cfg) != 0)
 		return -1;
 	if ((r = shellesc_session_start(&cfg, &c->s)) != 0) {
 		cli_warnx("cannot start a session: %s", strerror(-r));
@@ -188,10 +189,10 @@ cli_setup(struct cli *c)
 	 * children get SIGPIPE back (cli-run.c, cli-approver.c, spawn.c). */
 	signal(SIGPIPE, SIG_IGN);
 	if (cli_setup_roots(c) != 0 || cli_rules_open(c) != 0 || cli_audit_open(c) != 0 ||
-	    cli_setup_sandbox(c) != 0 || cli_prompt_start(c) != 0 ||
-	    cli_setup_session(c) != 0)
+	    cli_setup_sandbox(c) != 0 || cli_prompt_start(c) != 0)
 		return -1;
-	return 0;
+	/* mcp starts a session per tool call (cli-mcp-tool.c) */
+	return c->o.cmd == CLI_MCP ? 0 : cli_setup_session(c);
 }
 
 /* The session first: once it has ended no request reaches the prompt

@@ -1,6 +1,6 @@
 /*
- * cli.h: the shellesc command (run, check, exec), built on libshellesc and
- * the rules engine.  Not installed.
+ * cli.h: the shellesc command (run, check, exec, mcp), built on libshellesc
+ * and the rules engine.  Not installed.
  *
  * One struct cli holds a whole invocation: the options, the rules, the
  * audit sink, the prompt thread and the session.  The session's policy
@@ -40,13 +40,22 @@
 /* Set by "exec" for its own re-execution as the shell (cli-exec.c). */
 #define CLI_ENV_SANDBOX		"SHELLESC_SANDBOX_SHELL"
 
-enum cli_cmd { CLI_RUN, CLI_CHECK, CLI_EXEC };
+enum cli_cmd { CLI_RUN, CLI_CHECK, CLI_EXEC, CLI_MCP };
 enum cli_sandbox { CLI_SANDBOX_NONE, CLI_SANDBOX_LANDLOCK };
 
 /* A growable NULL-terminated vector of strings. */
 struct cli_strv {
 	char **v;
 	size_t n;
+};
+
+/* One Landlock layer of a sandboxed shell: writes beneath writable only,
+ * and no TCP with no_network.  Layers stack, each narrowing the others. */
+struct cli_layer {
+	struct cli_strv writable;
+	bool no_network;
+	bool no_exec;			/* nothing beneath writable runs in place ... */
+	struct cli_strv exec_allowed;	/* ... but these files */
 };
 
 struct cli_opts {
@@ -63,8 +72,9 @@ struct cli_opts {
 	const char *audit;
 	int verbose;
 	bool json;			/* check */
-	const char *shell, *cwd, *command; /* exec */
+	const char *shell, *cwd, *command; /* exec; mcp: shell */
 	int login, timeout;
+	size_t max_output;		/* mcp: bytes of output a result keeps */
 	char **argv;			/* what follows the options */
 	int argc;
 };
@@ -98,6 +108,11 @@ struct cli_verdict {
 	const char *asked;		/* NULL, "tty" or "approver" */
 	const char *answer;		/* the prompt's answer, for the audit */
 	char *reason;			/* deny reason; NULL: a default is made */
+	/* Told how the request is answered, just before it is (any thread);
+	 * kept when a prompt re-decides.  NULL: nobody asks. */
+	void (*answered)(void *arg, const struct shellesc_request *req,
+	    const struct cli_verdict *v, enum shellesc_action a, const char *reason);
+	void *answered_arg;
 };
 
 /* cli-main.c */
@@ -118,8 +133,9 @@ int cli_strv_add(struct cli_strv *sv, const char *s);
 void cli_strv_free(struct cli_strv *sv);
 const char *cli_action_name(enum shellesc_action a);
 
-/* cli-setup.c: what run and exec share */
+/* cli-setup.c: what run, exec and mcp share (mcp starts no session) */
 int cli_setup(struct cli *c);
+int cli_setup_config(struct cli *c, struct shellesc_config *cfg);
 void cli_teardown(struct cli *c);
 char *cli_path_search(const char *name);	/* NULL: not found (errno) */
 
@@ -146,6 +162,10 @@ int cli_verdict_deny(struct cli_verdict *v, const char *answer, const char *fmt,
 
 /* cli-policy.c */
 void cli_policy(void *arg, struct shellesc_request *req);
+/* req decided by the rules into v; v->reason set when it must be denied
+ * whatever they say (a prompt that could only end in a refused escalation,
+ * a dynamic loader's program shellesc cannot tell). */
+void cli_policy_decide(struct cli *c, struct shellesc_request *req, struct cli_verdict *v);
 void cli_policy_answer(struct cli *c, struct shellesc_request *req,
     struct cli_verdict *v, enum shellesc_action a);
 void cli_policy_ended(void *arg, const struct shellesc_request *req,
@@ -157,6 +177,7 @@ enum cli_wait { CLI_WAIT_READY, CLI_WAIT_TIMEOUT, CLI_WAIT_WOKEN, CLI_WAIT_ERROR
 struct pollfd;
 
 int cli_prompt_start(struct cli *c);
+int64_t cli_now_ms(void);	/* CLOCK_MONOTONIC */
 int64_t cli_prompt_deadline(const struct cli *c);
 enum cli_wait cli_prompt_poll(struct pollfd *p, size_t n, int wake, int64_t deadline);
 void cli_prompt_push(struct cli *c, struct shellesc_request *req, struct cli_verdict *v);
@@ -186,10 +207,18 @@ void cli_audit_end(struct cli *c, const struct shellesc_request *req,
 
 /* cli-json.c: see cli-json.h, which only the files writing JSON include */
 
-/* cli-run.c, cli-check.c, cli-exec.c: a command's exit status */
+/* cli-run.c, cli-check.c, cli-exec.c, cli-mcp.c: a command's exit status */
 int cli_run(struct cli *c);
 int cli_check(struct cli *c);
 int cli_exec(struct cli *c);
+int cli_mcp(struct cli *c);
 int cli_exec_sandboxed(int argc, char **argv, const char *spec);
+/* For a shell the library runs confined (n Landlock layers, none for no
+ * sandbox, and always the session's seccomp filter): environ plus *entry,
+ * the spec cli_exec_sandboxed() reads; the shell to give the library is
+ * this very program (cli_exec_self).  Free *entry and the vector. */
+char **cli_exec_sandbox_env(const char *shell, const struct cli_layer *layers, size_t n,
+    char **entry);
+int cli_exec_self(char *buf, size_t size);
 
 #endif /* SHELLESC_CLI_H */

@@ -284,6 +284,7 @@ struct shellesc_exec_result {
 	size_t out_len, err_len, output_len;
 	double duration;	/* seconds */
 	int timed_out;		/* the timeout ended the shell and its escalations */
+	int cancelled;		/* shellesc_session_cancel() ended them */
 };
 
 /*
@@ -296,6 +297,22 @@ struct shellesc_exec_result {
 int shellesc_session_exec(struct shellesc_session *s,
     const struct shellesc_exec_params *params, struct shellesc_exec_result *res);
 void shellesc_exec_result_free(struct shellesc_exec_result *res);
+
+/*
+ * Cancel shellesc_session_exec() in s, from any thread or a signal handler
+ * (async-signal-safe; errno is preserved).  A running exec ends its shell's
+ * process group and every escalated command of the session, as a timeout
+ * does (SIGTERM, SIGKILL after kill_grace_ms), and returns 0 with
+ * res->cancelled set and the output collected so far.  An exec not yet
+ * started returns -ECANCELED at once and runs nothing: the cancel stays in
+ * effect, and calling it again does nothing more.
+ *
+ * Ownership: s stays the caller's.  Cancelling neither ends nor frees the
+ * session; shellesc_session_end() is still called, once the exec has
+ * returned.  s must be valid for the whole call: never call it concurrently
+ * with, or after, shellesc_session_end(s).
+ */
+void shellesc_session_cancel(struct shellesc_session *s);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,9 @@
  * pipes for stdout and stderr; the session's client socket is the one fd
  * it inherits on purpose, and the parent's copy is closed right after the
  * spawn.  The timeout is real: on expiry the shell's process group and
- * every escalated command of the session are ended.
+ * every escalated command of the session are ended.  A cancel
+ * (shellesc_session_cancel, through the session's eventfd) ends them the
+ * same way.
  */
 #include "config.h"
 
@@ -52,6 +54,7 @@ struct exec_run {
 	struct exec_buf bout, berr, both;
 	int64_t deadline;	/* 0: none */
 	int64_t kill_at;	/* SIGKILL due; 0: none */
+	bool stopping;		/* timed out or cancelled: being ended */
 	bool exited;
 	int code, sig;
 };
@@ -101,18 +104,28 @@ exec_drain(struct exec_run *x, int *fd, struct exec_buf *own)
 	return 0;
 }
 
+/* End the shell's process group and every escalated command: SIGTERM
+ * now, SIGKILL after the grace period. */
 static void
-exec_timeout(struct exec_run *x, struct shellesc_exec_result *res)
+exec_stop(struct exec_run *x, int64_t now)
+{
+	x->deadline = 0;
+	x->stopping = true;
+	kill(-x->pid, SIGTERM);
+	kill(-x->pid, SIGCONT);
+	hub_poke(x->s->loop.hub, false, true);	/* and every escalated command */
+	x->kill_at = now + x->s->cfg.kill_grace_ms;
+}
+
+static void
+exec_timeout(struct exec_run *x, struct shellesc_exec_result *res, bool cancel)
 {
 	int64_t now = loop_now_ms();
 
-	if (x->deadline && now >= x->deadline) {
-		x->deadline = 0;
-		res->timed_out = 1;
-		kill(-x->pid, SIGTERM);
-		kill(-x->pid, SIGCONT);
-		hub_poke(x->s->loop.hub, false, true);	/* and every escalated command */
-		x->kill_at = now + x->s->cfg.kill_grace_ms;
+	if (!x->stopping && (cancel || (x->deadline && now >= x->deadline))) {
+		res->cancelled = cancel;
+		res->timed_out = !cancel;
+		exec_stop(x, now);
 	} else if (x->kill_at && now >= x->kill_at) {
 		x->kill_at = 0;
 		kill(-x->pid, SIGKILL);
@@ -137,11 +150,12 @@ static int
 exec_collect(struct exec_run *x, struct shellesc_exec_result *res)
 {
 	while (!x->exited || x->out[0] >= 0 || x->err[0] >= 0) {
-		struct pollfd p[3] = {
+		struct pollfd p[4] = {
 			{ .fd = x->out[0], .events = POLLIN }, { .fd = x->err[0], .events = POLLIN },
 			{ .fd = x->exited ? -1 : x->pidfd, .events = POLLIN },
+			{ .fd = x->stopping ? -1 : x->s->cancel_fd, .events = POLLIN },
 		};
-		int n = poll(p, 3, exec_wait_ms(x)), r = 0;
+		int n = poll(p, 4, exec_wait_ms(x)), r = 0;
 		bool core;
 
 		if (n < 0 && errno != EINTR)
@@ -155,10 +169,10 @@ exec_collect(struct exec_run *x, struct shellesc_exec_result *res)
 		if (n > 0 && p[2].revents) {
 			x->code = spawn_reap(x->pidfd, &x->sig, &core);
 			x->exited = true;
-			if (res->timed_out && x->kill_at == 0)
+			if (x->stopping && x->kill_at == 0)
 				x->kill_at = loop_now_ms() + x->s->cfg.kill_grace_ms;
 		}
-		exec_timeout(x, res);
+		exec_timeout(x, res, n > 0 && p[3].revents);
 	}
 	return 0;
 }
@@ -203,6 +217,8 @@ shellesc_session_exec(struct shellesc_session *s,
 	memset(res, 0, sizeof(*res));
 	if (pa->command == NULL || pa->workdir == NULL || pa->workdir[0] != '/')
 		return -EINVAL;
+	if (atomic_load(&s->cancelled))
+		return -ECANCELED;
 	if (pipe2(x.out, O_CLOEXEC) != 0 || pipe2(x.err, O_CLOEXEC) != 0 ||
 	    (x.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
 		r = -errno;

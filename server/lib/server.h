@@ -301,6 +301,10 @@ struct shellesc_session {
 	pthread_mutex_t mu;		/* client_fd */
 	char *env[5];			/* the overlay */
 	char **roots;			/* cfg.writable, canonical */
+	/* shellesc_session_cancel(): the flag, and an eventfd that wakes a
+	 * running exec (set from a signal handler too, so no lock). */
+	atomic_bool cancelled;
+	int cancel_fd;
 };
 
 #endif /* SHELLESC_SERVER_H */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -96,6 +97,8 @@ session_free(struct shellesc_session *s)
 	if (s->client_fd >= 0)
 		close(s->client_fd);
 	writable_roots_free(s->roots);
+	if (s->cancel_fd >= 0)
+		close(s->cancel_fd);
 	if (s->loop.hub)
 		hub_unref(s->loop.hub);
 	pthread_mutex_destroy(&s->mu);
@@ -120,7 +123,10 @@ shellesc_session_start(const struct shellesc_config *cfg,
 	s->loop.sock = s->client_fd = -1;
 	pthread_mutex_init(&s->mu, NULL);
 	s->cfg.writable = NULL;	/* the caller's memory; s->roots is ours */
-	if ((s->loop.hub = hub_new()) == NULL)
+	atomic_init(&s->cancelled, false);
+	if ((s->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		r = -errno;
+	else if ((s->loop.hub = hub_new()) == NULL)
 		r = -ENOMEM;
 	else if ((r = writable_roots(cfg->writable, &s->roots)) == 0 &&
 	    (r = session_sockets(s)) == 0 && (r = session_overlay(s)) == 0)
@@ -158,6 +164,20 @@ shellesc_session_close_client(struct shellesc_session *s)
 		close(s->client_fd);
 	s->client_fd = -1;
 	pthread_mutex_unlock(&s->mu);
+}
+
+/* Only a flag and an eventfd write: safe in a signal handler.  Once the
+ * counter is set, a full counter (EAGAIN) still reads as readable. */
+void
+shellesc_session_cancel(struct shellesc_session *s)
+{
+	uint64_t one = 1;
+	int saved = errno;
+
+	atomic_store(&s->cancelled, true);
+	while (write(s->cancel_fd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+	errno = saved;
 }
 
 void

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pty.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,11 +61,27 @@ tc_json_drop(struct tc *t)
 	t->nlines = 0;
 }
 
+/* A pty program a failed test left running: hang it up, end it, reap it. */
+static void
+tc_pty_drop(struct tc *t)
+{
+	struct tc_pty *p = t->pty;
+
+	if (p == NULL || p->out == NULL)
+		return;
+	close(p->master);
+	kill(p->pid, SIGKILL);
+	waitpid(p->pid, NULL, 0);
+	free(p->out);
+	p->out = NULL;
+}
+
 void
 tc_fini(struct tc *t, struct tc_res *r)
 {
 	if (r != NULL)
 		tc_res_free(r);
+	tc_pty_drop(t);
 	tc_json_drop(t);
 	for (size_t i = 0; i < sizeof(t->owned) / sizeof(t->owned[0]); i++)
 		free(t->owned[i]);
@@ -326,6 +343,7 @@ tc_pty_start(struct tc *t, struct tc_pty *p, const struct tu_user *u, char *cons
 	memset(p, 0, sizeof(*p));
 	p->pid = tc_pty_fork(t, u, argv, &p->master);
 	cr_assert_not_null(p->out = strdup(""));
+	t->pty = p;
 }
 
 /* Read what is there within ms: 1, 0 when nothing came, -1 at the end. */

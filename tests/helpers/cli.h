@@ -25,6 +25,8 @@
  */
 #define TC_GATE "G() { \"$EXEC_WRAPPER\" \"$(type -P \"$1\")\" \"$@\"; }; "
 
+struct tc_pty;
+
 struct tc {
 	char *dir;			/* the test's directory (cwd) */
 	char *env[16];			/* shellesc's environment */
@@ -34,6 +36,7 @@ struct tc {
 	json_t *json;			/* tc_json's */
 	json_t **lines;			/* tc_json_lines's */
 	size_t nlines;
+	struct tc_pty *pty;		/* tc_pty_start's, ended by tc_fini if need be */
 	/* tc_path's strings are kept by the helpers until tc_fini */
 };
 
@@ -110,7 +113,9 @@ struct tc_pty {
 	size_t len, mark;		/* tc_pty_expect looks after mark */
 };
 
-/* argv (argv[0] a path) in the test's directory and environment, as u (NULL: us). */
+/* argv (argv[0] a path) in the test's directory and environment, as u
+ * (NULL: us).  p must outlive the test (static): should the test fail
+ * before tc_pty_end, tc_fini ends the program and frees p's buffer. */
 void tc_pty_start(struct tc *t, struct tc_pty *p, const struct tu_user *u,
     char *const argv[]);
 /* Wait until text shows after the mark, asserting it does within ms; the
