@@ -1,8 +1,9 @@
 /*
  * cli-check.c: shellesc check ARGV: what the rules decide for a command,
  * and the rule that decided it.  ARGV[0] is found as a shell would (PATH)
- * and made absolute the way the server does (resolve.c), so the answer is
- * the one a session would give.  Flags (static, set-id) are taken as none.
+ * and identified the way the server does (its real path and inode), so
+ * the answer is the one a session would give.  Flags (static, set-id) are
+ * taken as none.
  */
 #include "config.h"
 
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -33,13 +35,15 @@ cli_check_text(struct cli *c, const char *program, const struct cli_verdict *v)
 }
 
 static void
-cli_check_json(struct cli *c, const char *program, const struct cli_verdict *v)
+cli_check_json(struct cli *c, const char *program, const char *target,
+    const struct cli_verdict *v)
 {
 	json_t *rule = v->rule == RULES_NONE ? json_null() :
 	    json_pack("{s:o, s:s, s:o}", "source", cli_json_str(v->source),
 	    "decision", rules_decision_name(v->rule), "justification", cli_json_str(v->justification));
-	json_t *j = json_pack("{s:o, s:o, s:s, s:o, s:s}",
-	    "program", cli_json_str(program), "argv", cli_json_strv(c->o.argv),
+	json_t *j = json_pack("{s:o, s:o, s:o, s:s, s:o, s:s}",
+	    "program", cli_json_str(program), "target", cli_json_str(target),
+	    "argv", cli_json_strv(c->o.argv),
 	    "decision", rules_decision_name(v->effective), "rule", rule,
 	    "default", rules_decision_name(c->o.dflt));
 	char *line = cli_json_line(j);
@@ -74,23 +78,44 @@ cli_check_program(const char *name)
 	return abs;
 }
 
+/* The file found, as a session's server identifies it: by its real path
+ * and inode (f->path is malloc'd).  Its set-id bits, a loader or a busybox
+ * are not looked at. */
+static int
+cli_check_file(const char *program, struct rules_file *f)
+{
+	struct stat st;
+
+	if ((f->path = realpath(program, NULL)) == NULL)
+		return (f->path = strdup(program)) == NULL ? cli_oom() : 0;
+	if (stat(f->path, &st) == 0) {
+		f->known = true;
+		f->dev = st.st_dev;
+		f->ino = st.st_ino;
+	}
+	return 0;
+}
+
 int
 cli_check(struct cli *c)
 {
 	struct cli_verdict v = { 0 };
-	char *program;
+	struct rules_file f = { .path = NULL };
+	char *program = NULL;
 	int r = CLI_EXIT_FAIL;
 
-	if (cli_rules_open(c) == 0 && (program = cli_check_program(c->o.argv[0])) != NULL) {
-		cli_rules_decide(c, program, c->o.argv, 0, &v);
+	if (cli_rules_open(c) == 0 && (program = cli_check_program(c->o.argv[0])) != NULL &&
+	    cli_check_file(program, &f) == 0) {
+		cli_rules_decide(c, &f, c->o.argv, &v);
 		if (c->o.json)
-			cli_check_json(c, program, &v);
+			cli_check_json(c, program, f.path, &v);
 		else
 			cli_check_text(c, program, &v);
 		r = fflush(stdout) == 0 ? 0 : CLI_EXIT_FAIL;
 		cli_verdict_free(&v);
-		free(program);
 	}
+	free((char *)f.path);
+	free(program);
 	cli_rules_close(c);
 	return r;
 }

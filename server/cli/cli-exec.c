@@ -35,14 +35,17 @@ cli_exec_layers(const struct cli_layer *layers, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < n; i++)
-		json_array_append_new(a, json_pack("{s:o, s:b}",
+		json_array_append_new(a, json_pack("{s:o, s:b, s:o}",
 		    "writable", cli_json_strv(layers[i].writable.v),
-		    "no_network", layers[i].no_network));
+		    "no_network", layers[i].no_network,
+		    "exec_allowed", layers[i].no_exec ?
+		    cli_json_strv(layers[i].exec_allowed.v) : json_null()));
 	return a;
 }
 
 /* environ plus *entry, CLI_ENV_SANDBOX={"shell": ..., "layers":
- * [{"writable": [...], "no_network": ...}, ...]}; free both. */
+ * [{"writable": [...], "no_network": ..., "exec_allowed": [...] or null},
+ * ...]}; free both. */
 char **
 cli_exec_sandbox_env(const char *shell, const struct cli_layer *layers, size_t n,
     char **entry)
@@ -103,7 +106,8 @@ static int
 cli_exec_run(struct cli *c, struct shellesc_exec_params *p,
     struct shellesc_exec_result *res)
 {
-	struct cli_layer one = { .writable = c->o.writable, .no_network = c->o.no_network };
+	struct cli_layer one = { .writable = c->o.writable, .no_network = c->o.no_network,
+	    .no_exec = c->o.no_exec_writable, .exec_allowed = c->exec_allowed };
 	char self[PATH_MAX], **env = NULL, *entry = NULL;
 	int r;
 
@@ -159,7 +163,7 @@ cli_exec(struct cli *c)
 		return r;
 	/* the shell's directory is the one writable by default */
 	c->o.cwd = p.workdir = cwd;
-	p.shell = c->o.shell ? c->o.shell : "/bin/bash";
+	c->program = p.shell = c->o.shell ? c->o.shell : "/bin/bash";
 	if (cli_setup(c) == 0 && cli_exec_run(c, &p, &res) == 0) {
 		cli_exec_print(&res);
 		shellesc_exec_result_free(&res);
@@ -184,27 +188,43 @@ static void
 cli_exec_spec_free(struct cli_sbx *x)
 {
 	free(x->shell);
-	for (size_t i = 0; i < x->n; i++)
+	for (size_t i = 0; i < x->n; i++) {
 		cli_strv_free(&x->layer[i].writable);
+		cli_strv_free(&x->layer[i].exec_allowed);
+	}
 }
 
-/* One layer: {"writable": [...], "no_network": bool}. */
+/* A JSON array of byte strings appended to sv; 0, or -1 (not one). */
+static int
+cli_exec_strv(const json_t *a, struct cli_strv *sv)
+{
+	size_t i;
+	json_t *e;
+	int r = json_is_array(a) ? 0 : -1;
+
+	json_array_foreach(a, i, e) {
+		char *s = cli_json_unbytes(e);
+
+		if (s == NULL || cli_strv_add(sv, s) != 0)
+			r = -1;
+		free(s);
+	}
+	return r;
+}
+
+/* One layer: {"writable": [...], "no_network": bool, "exec_allowed":
+ * [...] (--no-exec-writable) or null}. */
 static int
 cli_exec_spec_layer(const json_t *j, struct cli_layer *l)
 {
-	json_t *w = json_object_get(j, "writable"), *e;
-	size_t i;
-	int r = json_is_array(w) ? 0 : -1;
+	const json_t *allowed = json_object_get(j, "exec_allowed");
 
 	l->no_network = json_is_true(json_object_get(j, "no_network"));
-	json_array_foreach(w, i, e) {
-		char *dir = cli_json_unbytes(e);
-
-		if (dir == NULL || cli_strv_add(&l->writable, dir) != 0)
-			r = -1;
-		free(dir);
-	}
-	return r;
+	l->no_exec = json_is_array(allowed);
+	if (cli_exec_strv(json_object_get(j, "writable"), &l->writable) != 0 ||
+	    (l->no_exec && cli_exec_strv(allowed, &l->exec_allowed) != 0))
+		return -1;
+	return 0;
 }
 
 static int
@@ -231,7 +251,9 @@ cli_exec_spec(const char *text, struct cli_sbx *x)
 static int
 cli_exec_layer(const struct cli_sbx *x, size_t i)
 {
-	int ruleset = cli_landlock_ruleset(&x->layer[i].writable, x->layer[i].no_network);
+	const struct cli_layer *l = &x->layer[i];
+	int ruleset = cli_landlock_ruleset(&l->writable, l->no_network,
+	    l->no_exec ? &l->exec_allowed : NULL);
 	int e;
 
 	if (ruleset < 0)

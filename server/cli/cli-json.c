@@ -122,15 +122,20 @@ cli_json_unbytes(const json_t *j)
 	return NULL;
 }
 
+/* The server's facts about the file that will run. */
 static json_t *
-cli_json_flags(unsigned flags)
+cli_json_flags(unsigned facts)
 {
+	static const struct { unsigned bit; const char *name; } names[] = {
+		{ SHELLESC_TARGET_STATIC, "static" }, { SHELLESC_TARGET_SETID, "setid" },
+		{ SHELLESC_TARGET_SCRIPT, "script" }, { SHELLESC_TARGET_WRITABLE, "writable" },
+		{ SHELLESC_TARGET_LOADER_OPTIONS, "loader-options" },
+	};
 	json_t *a = json_array();
 
-	if (flags & SHELLESC_TARGET_STATIC)
-		json_array_append_new(a, json_string("static"));
-	if (flags & SHELLESC_TARGET_SETID)
-		json_array_append_new(a, json_string("setid"));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (facts & names[i].bit)
+			json_array_append_new(a, json_string(names[i].name));
 	return a;
 }
 
@@ -158,7 +163,9 @@ cli_json_intercept(unsigned flags)
 json_t *
 cli_json_request(const struct shellesc_request *req, const struct cli_verdict *v)
 {
-	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:s, s:o}",
+	const struct shellesc_target *t = shellesc_request_target(req);
+
+	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o}",
 	    "id", (json_int_t)shellesc_request_id(req),
 	    "pid", (json_int_t)shellesc_request_pid(req),
 	    "uid", (json_int_t)(int)shellesc_request_uid(req),
@@ -167,7 +174,9 @@ cli_json_request(const struct shellesc_request *req, const struct cli_verdict *v
 	    "file", cli_json_str(shellesc_request_file(req)),
 	    "argv", cli_json_strv(shellesc_request_argv(req)),
 	    "cwd", cli_json_str(shellesc_request_cwd(req)),
-	    "flags", cli_json_flags(shellesc_request_flags(req)),
+	    "target", cli_json_str(t->error == 0 ? t->path : NULL),
+	    "target_argv", cli_json_strv(t->argv),
+	    "flags", cli_json_flags(t->error == 0 ? t->facts : 0),
 	    "intercept", cli_json_intercept(shellesc_request_flags(req)),
 	    "rule", cli_json_rule(v));
 }

@@ -10,15 +10,27 @@
  * shellesc and the escalated commands it starts -- is never restricted,
  * which is what gives "escalate" its meaning.
  *
+ * With --no-exec-writable nothing beneath the writable directories may be
+ * executed in place either: Landlock's execute right is handled, and
+ * granted everywhere else.  Landlock only grants, never takes away, so
+ * "everywhere else" is every entry of the directories that hold a
+ * writable one, at the time the ruleset is built, recursively down to the
+ * writable ones (cli_ll_exec); files made later in those directories are
+ * not executable.  The exact files the rules name beneath them, PROGRAM
+ * and the exec wrapper are granted one by one.
+ *
  * No silent fallback: a kernel without Landlock, or without the ABI an
  * option needs, is an error before anything runs.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -74,25 +86,34 @@ cli_ll_ioctl(int abi)
 	return abi >= 5 ? LANDLOCK_ACCESS_FS_IOCTL_DEV : 0;
 }
 
+/* Allow rights beneath the file fd (closed here); 0, or -1 after a message. */
+static int
+cli_ll_add(int ruleset, int fd, uint64_t rights, const char *path)
+{
+	struct landlock_path_beneath_attr pb = { .allowed_access = rights, .parent_fd = fd };
+	int r = 0;
+
+	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0) {
+		cli_warn("Landlock: cannot add a rule for %s", path);
+		r = -1;
+	}
+	close(fd);
+	return r;
+}
+
 /* Allow rights beneath path; 1 when it does not exist and may not. */
 static int
 cli_ll_allow(int ruleset, const char *path, uint64_t rights, bool must_exist)
 {
-	struct landlock_path_beneath_attr pb = { .allowed_access = rights };
-	int r = 0;
+	int fd = open(path, O_PATH | O_CLOEXEC);
 
-	if ((pb.parent_fd = open(path, O_PATH | O_CLOEXEC)) < 0) {
+	if (fd < 0) {
 		if (errno == ENOENT && !must_exist)
 			return 1;
 		cli_warn("%s%s", must_exist ? "--writable " : "", path);
 		return -1;
 	}
-	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0) {
-		cli_warn("Landlock: cannot add a rule for %s", path);
-		r = -1;
-	}
-	close(pb.parent_fd);
-	return r;
+	return cli_ll_add(ruleset, fd, rights, path);
 }
 
 /*
@@ -134,6 +155,82 @@ cli_ll_dirs(int ruleset, int abi, const struct cli_strv *writable)
 	return cli_ll_devs(ruleset, abi);
 }
 
+/* Does a root lie strictly beneath dir, or is dir one? */
+static int
+cli_ll_holds(char *const *roots, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	for (size_t i = 0; roots[i] != NULL; i++) {
+		if (strcmp(roots[i], dir) == 0)
+			return 2;
+		if (strncmp(roots[i], dir, n) == 0 && (n == 1 || roots[i][n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Execute beneath path, if it can be opened at all. */
+static int
+cli_ll_exec_leaf(int ruleset, const char *path)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	return fd < 0 ? 0 : cli_ll_add(ruleset, fd, LANDLOCK_ACCESS_FS_EXECUTE, path);
+}
+
+/* Execute beneath dir, but not beneath the roots. */
+static int
+cli_ll_exec(int ruleset, const char *dir, char *const *roots, int depth)
+{
+	int holds = cli_ll_holds(roots, dir), r = 0;
+	struct dirent *e;
+	struct stat st;
+	char *sub;
+	DIR *d;
+
+	if (holds == 2)
+		return 0;
+	if (holds == 0)
+		return cli_ll_exec_leaf(ruleset, dir);
+	if (depth > 64 || (d = opendir(dir)) == NULL)
+		return 0;	/* nothing to execute in what cannot be listed */
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (asprintf(&sub, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", e->d_name) < 0)
+			r = -1;
+		/* a link is granted where it leads: it may lead beneath a root */
+		else if (lstat(sub, &st) == 0 && !S_ISLNK(st.st_mode))
+			r = cli_ll_exec(ruleset, sub, roots, depth + 1);
+		free(sub);
+	}
+	closedir(d);
+	return r;
+}
+
+/* Execute for the files in allow, and everywhere but beneath writable. */
+static int
+cli_ll_no_exec(int ruleset, const struct cli_strv *writable, const struct cli_strv *allow)
+{
+	struct cli_strv roots = { 0 };
+	char *real;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < writable->n; i++) {
+		if ((real = realpath(writable->v[i], NULL)) == NULL)
+			continue;	/* cli_ll_dirs says why */
+		r = cli_strv_add(&roots, real);
+		free(real);
+	}
+	if (r == 0 && roots.n > 0)
+		r = cli_ll_exec(ruleset, "/", roots.v, 0);
+	for (size_t i = 0; r == 0 && allow != NULL && i < allow->n; i++)
+		r = cli_ll_exec_leaf(ruleset, allow->v[i]);
+	cli_strv_free(&roots);
+	return r;
+}
+
 static int
 cli_ll_check(int abi, bool no_network)
 {
@@ -156,14 +253,16 @@ cli_ll_check(int abi, bool no_network)
 
 /* The ruleset fd (close-on-exec), or -1 after a message. */
 int
-cli_landlock_ruleset(const struct cli_strv *writable, bool no_network)
+cli_landlock_ruleset(const struct cli_strv *writable, bool no_network,
+    const struct cli_strv *no_exec)
 {
 	int abi = cli_ll_abi(), fd;
 	struct cli_ll_attr attr = { 0 };
 
 	if (cli_ll_check(abi, no_network) != 0)
 		return -1;
-	attr.handled_access_fs = cli_ll_writes(abi) | cli_ll_ioctl(abi);
+	attr.handled_access_fs = cli_ll_writes(abi) | cli_ll_ioctl(abi) |
+	    (no_exec ? LANDLOCK_ACCESS_FS_EXECUTE : 0);
 	if (no_network)
 		attr.handled_access_net = CLI_LL_NET_BIND_TCP | CLI_LL_NET_CONNECT_TCP;
 	/* an older kernel takes the shorter struct of its ABI */
@@ -173,7 +272,8 @@ cli_landlock_ruleset(const struct cli_strv *writable, bool no_network)
 		cli_warn("--sandbox landlock: cannot create a ruleset");
 		return -1;
 	}
-	if (cli_ll_dirs(fd, abi, writable) != 0) {
+	if (cli_ll_dirs(fd, abi, writable) != 0 ||
+	    (no_exec && cli_ll_no_exec(fd, writable, no_exec) != 0)) {
 		close(fd);
 		return -1;
 	}

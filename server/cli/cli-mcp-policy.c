@@ -170,9 +170,10 @@ mcp_policy(void *arg, struct shellesc_request *req)
 		mcp_answer(call, req, &v, SHELLESC_DENY);
 		return;
 	}
-	cli_rules_decide(call->m->c, shellesc_request_program(req), shellesc_request_argv(req),
-	    shellesc_request_flags(req), &v);
-	if (v.effective == RULES_PROMPT)
+	cli_policy_decide(call->m->c, req, &v);
+	if (v.reason != NULL)
+		mcp_answer(call, req, &v, SHELLESC_DENY);
+	else if (v.effective == RULES_PROMPT)
 		mcp_ask(call, req, &v);
 	else
 		mcp_answer(call, req, &v, v.effective == RULES_ESCALATE ? SHELLESC_ESCALATE :

@@ -237,7 +237,7 @@ mcp_sbx_possible(const struct mcp_sbx *x)
 	bool ok = mcp_sbx_existing(x, dirs) == 0;
 
 	for (size_t i = 0; ok && i < x->n; i++) {
-		int fd = cli_landlock_ruleset(&dirs[i].writable, dirs[i].no_network);
+		int fd = cli_landlock_ruleset(&dirs[i].writable, dirs[i].no_network, NULL);
 
 		ok = fd >= 0;
 		if (fd >= 0)

@@ -155,6 +155,20 @@ mcp_call_workdir(struct mcp_call *call, char **why)
 	return -1;
 }
 
+/* Every directory a layer of the call's sandbox lets the shell write: no
+ * program beneath one is escalated by its name (shellesc_config.writable).
+ * Layers stack, so their union is more than the shell may write: never
+ * less. */
+static int
+mcp_call_writable(const struct mcp_call *call, struct cli_strv *all)
+{
+	for (size_t i = 0; call->sbx != NULL && i < call->sbx->n; i++)
+		for (size_t k = 0; k < call->sbx->layer[i].writable.n; k++)
+			if (cli_strv_add(all, call->sbx->layer[i].writable.v[k]) != 0)
+				return cli_oom();
+	return 0;
+}
+
 /* Start the call's session, run its command in it, end the session. */
 static int
 mcp_call_exec(struct mcp_call *call, struct shellesc_exec_params *p,
@@ -162,16 +176,21 @@ mcp_call_exec(struct mcp_call *call, struct shellesc_exec_params *p,
 {
 	struct shellesc_config cfg;
 	struct shellesc_session *s;
+	struct cli_strv writable = { 0 };
 	int r;
 
-	if (cli_setup_config(call->m->c, &cfg) != 0) {
+	if (cli_setup_config(call->m->c, &cfg) != 0 || mcp_call_writable(call, &writable) != 0) {
+		cli_strv_free(&writable);
 		*why = strdup("the exec wrapper or preload library is missing "
 		    "(shellesc's stderr says which)");
 		return -1;
 	}
 	cfg.policy = mcp_policy;
 	cfg.policy_arg = call;
-	if ((r = shellesc_session_start(&cfg, &s)) != 0) {
+	cfg.writable = call->sbx != NULL && call->sbx->n > 0 ? writable.v : NULL;
+	r = shellesc_session_start(&cfg, &s);
+	cli_strv_free(&writable);	/* the session made its own copy */
+	if (r != 0) {
 		if (asprintf(why, "cannot start a session: %s", strerror(-r)) < 0)
 			*why = NULL;
 		return -1;

@@ -15,7 +15,7 @@
 enum {
 	OPT_NO_NETWORK = 256, OPT_DEFAULT, OPT_APPROVER, OPT_PROMPT_TIMEOUT,
 	OPT_JSON, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
-	OPT_MAX_OUTPUT,
+	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE,
 };
 
 /* mcp --max-output: a result keeps this many bytes of output by default,
@@ -30,6 +30,7 @@ enum {
 	{ "sandbox", required_argument, NULL, 's' }, \
 	{ "writable", required_argument, NULL, 'w' }, \
 	{ "no-network", no_argument, NULL, OPT_NO_NETWORK }, \
+	{ "no-exec-writable", no_argument, NULL, OPT_NO_EXEC_WRITABLE }, \
 	{ "default", required_argument, NULL, OPT_DEFAULT }, \
 	{ "approver", required_argument, NULL, OPT_APPROVER }, \
 	{ "prompt-timeout", required_argument, NULL, OPT_PROMPT_TIMEOUT }, \
@@ -200,6 +201,7 @@ cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 	case OPT_MAX_OUTPUT:
 		return cli_bytes(cmd, "--max-output", arg, &o->max_output);
 	case OPT_NO_NETWORK: o->no_network = true; return 0;
+	case OPT_NO_EXEC_WRITABLE: o->no_exec_writable = true; return 0;
 	case OPT_APPROVER: o->approver = arg; return 0;
 	case 'a': o->audit = arg; return 0;
 	case 'v': o->verbose++; return 0;
@@ -237,6 +239,8 @@ cli_options_check(const struct cli_opts *o, const char *cmd)
 		cli_warnx("%s: --writable needs --sandbox landlock", cmd);
 	else if (o->sandbox != CLI_SANDBOX_LANDLOCK && o->no_network)
 		cli_warnx("%s: --no-network needs --sandbox landlock", cmd);
+	else if (o->sandbox != CLI_SANDBOX_LANDLOCK && o->no_exec_writable)
+		cli_warnx("%s: --no-exec-writable needs --sandbox landlock", cmd);
 	else if (o->cmd == CLI_RUN && o->argc == 0)
 		cli_warnx("run: no PROGRAM given (see shellesc --help)");
 	else if (o->cmd == CLI_CHECK && o->argc == 0)

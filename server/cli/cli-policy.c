@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +23,68 @@ cli_policy_action(enum rules_decision d)
 	return SHELLESC_DENY;
 }
 
+/* A target the server could not open, for a reason other than its absence
+ * (which the exec reports as the shell would). */
+static bool
+cli_policy_unopened(const struct shellesc_target *t)
+{
+	return t->error != 0 && (t->loader != NULL ||
+	    (t->error != ENOENT && t->error != ENOTDIR));
+}
+
+/*
+ * Why req must not run outside the sandbox, or NULL.  Only a file the
+ * server opened and can name may: not one the sandboxed side could have
+ * written (unless the deciding rule names that very file by its path), and
+ * not through the dynamic loader's options.
+ */
+static char *
+cli_policy_confined(const struct shellesc_request *req, const struct cli_verdict *v)
+{
+	const struct shellesc_target *t = shellesc_request_target(req);
+	const char *prog = cli_request_program(req);
+	char *s = NULL;
+	int r = 0;
+
+	if (cli_policy_unopened(t) && t->loader)
+		r = asprintf(&s, "the dynamic loader %s is run directly, and shellesc cannot "
+		    "tell which program it would load (%s)", t->loader, strerror(t->error));
+	else if (cli_policy_unopened(t))
+		r = asprintf(&s, "shellesc cannot open %s (%s)", prog, strerror(t->error));
+	else if (t->error == 0 && t->path == NULL)
+		r = asprintf(&s, "%s has no path shellesc can check (deleted, or out of its "
+		    "view)", prog);
+	else if (t->facts & SHELLESC_TARGET_LOADER_OPTIONS)
+		r = asprintf(&s, "the dynamic loader %s is given options that would load code "
+		    "of the caller's choosing outside the sandbox", t->loader);
+	else if ((t->facts & SHELLESC_TARGET_WRITABLE) && !v->by_path)
+		r = asprintf(&s, "%s could have been written by the sandboxed side (%s); only a "
+		    "rule naming this exact path may escalate it", prog, t->writable);
+	return r < 0 ? strdup("out of memory") : s;
+}
+
+void
+cli_policy_decide(struct cli *c, struct shellesc_request *req, struct cli_verdict *v)
+{
+	const struct shellesc_target *t = shellesc_request_target(req);
+
+	cli_rules_decide_request(c, req, v);
+	/* The loader's program, which shellesc cannot tell, was decided by no
+	 * rule; and nobody is asked a question whose yes would be overruled. */
+	if ((t->loader != NULL && t->error != 0) || v->effective == RULES_PROMPT)
+		v->reason = cli_policy_confined(req, v);
+}
+
 void
 cli_policy(void *arg, struct shellesc_request *req)
 {
 	struct cli *c = arg;
 	struct cli_verdict v = { 0 };
 
-	cli_rules_decide(c, shellesc_request_program(req), shellesc_request_argv(req),
-	    shellesc_request_flags(req), &v);
-	if (v.effective == RULES_PROMPT)
+	cli_policy_decide(c, req, &v);
+	if (v.reason != NULL)
+		cli_policy_answer(c, req, &v, SHELLESC_DENY);
+	else if (v.effective == RULES_PROMPT)
 		cli_prompt_push(c, req, &v);
 	else
 		cli_policy_answer(c, req, &v, cli_policy_action(v.effective));
@@ -60,7 +114,7 @@ cli_policy_report(struct cli *c, struct shellesc_request *req,
 
 	if (c->o.verbose < 1)
 		return;
-	cmd = cli_show_argv(shellesc_request_program(req), shellesc_request_argv(req));
+	cmd = cli_show_argv(cli_request_program(req), cli_request_argv(req));
 	cli_debug(c, 1, "%s %s: %s%s%s%s%s", cli_action_name(a), cmd ? cmd : "?",
 	    v->source ? v->source : "no rule matched", v->asked ? ", asked the " : "",
 	    v->asked ? v->asked : "", reason ? ": " : "", reason ? reason : "");
@@ -72,8 +126,17 @@ void
 cli_policy_answer(struct cli *c, struct shellesc_request *req,
     struct cli_verdict *v, enum shellesc_action a)
 {
-	struct shellesc_decision d = { .action = a };
-	char *reason = a == SHELLESC_DENY ? cli_policy_reason(c, v) : NULL;
+	struct shellesc_decision d = { .action = SHELLESC_DENY };
+	char *reason, *why;
+
+	/* whoever answered: a rule, the terminal, the approver */
+	if (a == SHELLESC_ESCALATE && (why = cli_policy_confined(req, v)) != NULL) {
+		free(v->reason);
+		v->reason = why;
+		a = SHELLESC_DENY;
+	}
+	reason = a == SHELLESC_DENY ? cli_policy_reason(c, v) : NULL;
+	d.action = a;
 
 	d.reason = reason;
 	cli_audit_decision(c, req, v, a, reason);

@@ -105,8 +105,7 @@ cli_prompt_settled(struct cli *c, struct cli_prompt_item *it)
 	struct shellesc_request *req = it->req;
 	struct cli_verdict v = { 0 };
 
-	cli_rules_decide(c, shellesc_request_program(req), shellesc_request_argv(req),
-	    shellesc_request_flags(req), &v);
+	cli_rules_decide_request(c, req, &v);
 	if (v.effective == RULES_PROMPT) {
 		cli_verdict_free(&v);
 		return false;
@@ -142,7 +141,7 @@ cli_prompt_one(struct cli *c, struct cli_prompt_item *it)
 		a = SHELLESC_DENY;
 	/* a rule that cannot be written still lets this one command run */
 	if (always)
-		cli_rules_always(c, shellesc_request_program(req), shellesc_request_argv(req));
+		cli_rules_always(c, cli_request_program(req), cli_request_argv(req));
 	cli_policy_answer(c, req, &it->v, a);
 }
 

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <glob.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,12 +20,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "path.h"
 
 struct cli_rules {
 	pthread_rwlock_t lk;
 	struct rules *r;
 	struct cli_strv files;		/* what r was loaded from, in order */
 	char *user;			/* the file "always" appends to */
+	char *path;			/* where names are looked up (rules_set_path) */
 };
 
 /* base/name, malloc'd; NULL after a message. */
@@ -103,13 +106,15 @@ cli_rules_glob(struct cli_strv *files, const char *dir)
 
 /* A rules set from files (and extra, if not NULL), or NULL after a message. */
 static struct rules *
-cli_rules_load(const struct cli_strv *files, const char *extra)
+cli_rules_load(const struct cli_rules *cr, const char *extra)
 {
+	const struct cli_strv *files = &cr->files;
 	struct rules *r = rules_new();
 	struct rules_error err = { .line = 0 };
 	const char *f = NULL;
 
-	if (r == NULL) {
+	if (r == NULL || rules_set_path(r, cr->path) != 0) {
+		rules_free(r);
 		cli_oom();
 		return NULL;
 	}
@@ -126,6 +131,38 @@ fail:
 		cli_warnx("%s: %s", err.file[0] ? err.file : f, err.msg);
 	rules_free(r);
 	return NULL;
+}
+
+/*
+ * The directories of our PATH that the sandboxed side cannot write: where
+ * a rule's program name is looked up, so that a link it planted cannot
+ * give another program that name's rules (rules_set_path).
+ */
+static char *
+cli_rules_trusted_path(const struct cli *c)
+{
+	const char *path = getenv("PATH") ? getenv("PATH") : PATH_DEFAULT, *p, *end;
+	char *const *roots = c->o.sandbox == CLI_SANDBOX_LANDLOCK ? c->o.writable.v : NULL;
+	size_t size = strlen(path) + 1;
+	char *out = calloc(1, size), dir[PATH_MAX];
+	gid_t groups[NGROUPS_MAX];
+	int ngroups = getgroups(NGROUPS_MAX, groups);
+
+	for (p = path; out != NULL && *p != '\0'; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		if (p[0] != '/' || (size_t)(end - p) >= sizeof(dir))
+			continue;
+		snprintf(dir, sizeof(dir), "%.*s", (int)(end - p), p);
+		if (shellesc_path_writable(dir, getuid(), groups, ngroups < 0 ? 0 : (size_t)ngroups,
+		    roots, NULL) != 0)
+			continue;
+		if (out[0] != '\0')
+			strlcat(out, ":", size);
+		strlcat(out, dir, size);
+	}
+	if (out == NULL)
+		cli_oom();
+	return out;
 }
 
 /* mcp is a drop-in for Codex's shell tool: Codex's rules come first. */
@@ -163,7 +200,8 @@ cli_rules_open(struct cli *c)
 		goto out;
 	for (size_t i = 0; i < cr->files.n; i++)
 		cli_debug(c, 2, "rules file %s", cr->files.v[i]);
-	if ((cr->r = cli_rules_load(&cr->files, NULL)) != NULL)
+	if ((cr->path = cli_rules_trusted_path(c)) != NULL &&
+	    (cr->r = cli_rules_load(cr, NULL)) != NULL)
 		r = 0;
 out:
 	free(dir);
@@ -180,6 +218,7 @@ cli_rules_close(struct cli *c)
 	rules_free(cr->r);
 	cli_strv_free(&cr->files);
 	free(cr->user);
+	free(cr->path);
 	pthread_rwlock_destroy(&cr->lk);
 	free(cr);
 	c->rules = NULL;
@@ -197,18 +236,83 @@ _Static_assert(RULES_TARGET_SETID == SHELLESC_TARGET_SETID, "target bits differ"
 #define CLI_TARGET_MASK	(SHELLESC_TARGET_STATIC | SHELLESC_TARGET_SETID)
 
 void
-cli_rules_decide(struct cli *c, const char *program, char *const *argv,
-    unsigned flags, struct cli_verdict *v)
+cli_rules_decide(struct cli *c, const struct rules_file *f, char *const *argv,
+    struct cli_verdict *v)
 {
 	struct cli_rules *cr = c->rules;
 	struct rules_match m = { .decision = RULES_NONE };
 
 	pthread_rwlock_rdlock(&cr->lk);
-	v->rule = rules_decide(cr->r, program, argv, flags & CLI_TARGET_MASK, &m);
+	v->rule = rules_decide_file(cr->r, f, argv, &m);
+	v->by_path = m.by_path;
 	v->source = v->rule == RULES_NONE ? NULL : cli_rules_dup(m.source);
 	v->justification = v->rule == RULES_NONE ? NULL : cli_rules_dup(m.justification);
 	pthread_rwlock_unlock(&cr->lk);
 	v->effective = v->rule == RULES_NONE ? c->o.dflt : v->rule;
+}
+
+const char *
+cli_request_program(const struct shellesc_request *req)
+{
+	const struct shellesc_target *t = shellesc_request_target(req);
+
+	return t->error == 0 && t->path != NULL ? t->path : shellesc_request_program(req);
+}
+
+char *const *
+cli_request_argv(const struct shellesc_request *req)
+{
+	return shellesc_request_target(req)->argv;
+}
+
+/*
+ * The request's file, by the server's facts: never the client's flags.
+ * One the server could not open is decided by its name alone (its exec
+ * fails, or it cannot be escalated: cli-policy.c).
+ */
+void
+cli_rules_decide_request(struct cli *c, const struct shellesc_request *req,
+    struct cli_verdict *v)
+{
+	const struct shellesc_target *t = shellesc_request_target(req);
+	struct rules_file f = { .path = cli_request_program(req) };
+
+	if (t->error == 0) {
+		f.known = true;
+		f.dev = t->dev;
+		f.ino = t->ino;
+		f.flags = t->facts & CLI_TARGET_MASK;
+		f.applet = t->applet;
+		f.applet_argi = t->applet_argi;
+	}
+	cli_rules_decide(c, &f, t->argv, v);
+}
+
+struct cli_rules_each {
+	char *const *roots;
+	struct cli_strv *out;
+	int r;
+};
+
+static void
+cli_rules_each_path(void *arg, const char *path, enum rules_decision d)
+{
+	struct cli_rules_each *e = arg;
+
+	if (d != RULES_DENY && e->r == 0 &&
+	    shellesc_path_writable(path, 0, NULL, 0, e->roots, NULL) == 1)
+		e->r = cli_strv_add(e->out, path);
+}
+
+int
+cli_rules_exec_paths(struct cli *c, struct cli_strv *out)
+{
+	struct cli_rules_each e = { .roots = c->o.writable.v, .out = out };
+
+	pthread_rwlock_rdlock(&c->rules->lk);
+	rules_each_path(c->rules->r, cli_rules_each_path, &e);
+	pthread_rwlock_unlock(&c->rules->lk);
+	return e.r;
 }
 
 /* Record a failed or negative prompt: its answer and the deny reason.
@@ -246,7 +350,7 @@ cli_rules_reload(struct cli_rules *cr)
 	for (size_t i = 0; i < cr->files.n; i++)
 		if (strcmp(cr->files.v[i], cr->user) == 0)
 			extra = NULL;
-	if ((r = cli_rules_load(&cr->files, extra)) == NULL)
+	if ((r = cli_rules_load(cr, extra)) == NULL)
 		return -1;
 	pthread_rwlock_wrlock(&cr->lk);
 	old = cr->r;

@@ -190,6 +190,7 @@ cli_run(struct cli *c)
 		free(shown);
 		return r;
 	}
+	c->program = path;
 	if (cli_setup(c) == 0 && (sfd = signalfd(-1, &fwd, SFD_CLOEXEC)) < 0)
 		cli_warn("signalfd");
 	if (sfd >= 0 && (r = cli_run_spawn(c, path, &pid)) == 0)

@@ -1,8 +1,9 @@
 /*
- * cli-setup.c: what run, exec and mcp share: rules, audit, the sandbox's
- * ruleset, the prompt thread and the session, set up in that order (the
- * ruleset and the private temporary directory before any thread, since
- * TMPDIR is set in our own environment), torn down in reverse.
+ * cli-setup.c: what run, exec and mcp share: the writable directories,
+ * rules, audit, the sandbox's ruleset, the prompt thread and the session,
+ * set up in that order (the ruleset and the private temporary directory
+ * before any thread, since TMPDIR is set in our own environment), torn
+ * down in reverse.
  */
 #include "config.h"
 
@@ -85,14 +86,53 @@ cli_setup_writable(struct cli *c)
 	return r;
 }
 
+/* The exec wrapper: the build tree's, or the installed one. */
+static const char *
+cli_setup_wrapper(void)
+{
+	const char *w = getenv(SHELLESC_ENV_PROXY_PATH);
+
+	return w && *w ? w : SHELLESC_WRAPPER_PATH;
+}
+
+/* The writable directories are known before the rules are loaded: names
+ * are looked up only where the sandbox cannot write (cli-rules.c). */
+static int
+cli_setup_roots(struct cli *c)
+{
+	if (c->o.sandbox != CLI_SANDBOX_LANDLOCK || c->o.writable.n > 0)
+		return 0;
+	return cli_setup_writable(c);
+}
+
+/*
+ * What --no-exec-writable still lets run in place beneath the writable
+ * directories: the exact paths the rules name there, PROGRAM (the user
+ * named it) and the exec wrapper (the shell runs every command through it).
+ */
+static int
+cli_setup_exec_allowed(struct cli *c)
+{
+	struct cli_strv *allow = &c->exec_allowed;
+
+	if (cli_rules_exec_paths(c, allow) != 0 ||
+	    cli_strv_add(allow, cli_setup_wrapper()) != 0 ||
+	    (c->program && cli_strv_add(allow, c->program) != 0))
+		return cli_oom();
+	for (size_t i = 0; i < allow->n; i++)
+		cli_debug(c, 2, "--no-exec-writable: %s may run in place", allow->v[i]);
+	return 0;
+}
+
 static int
 cli_setup_sandbox(struct cli *c)
 {
 	if (c->o.sandbox != CLI_SANDBOX_LANDLOCK)
 		return 0;
-	if (c->o.writable.n == 0 && cli_setup_writable(c) != 0)
+	if (c->o.no_exec_writable && cli_setup_exec_allowed(c) != 0)
 		return -1;
-	c->ruleset = cli_landlock_ruleset(&c->o.writable, c->o.no_network);
+	c->ruleset = cli_landlock_ruleset(&c->o.writable, c->o.no_network,
+	    c->o.no_exec_writable ? &c->exec_allowed : NULL);
 	return c->ruleset < 0 ? -1 : 0;
 }
 
@@ -103,7 +143,7 @@ cli_setup_sandbox(struct cli *c)
 int
 cli_setup_config(struct cli *c, struct shellesc_config *cfg)
 {
-	const char *w = getenv(SHELLESC_ENV_PROXY_PATH), *p = getenv(CLI_ENV_PRELOAD);
+	const char *p = getenv(CLI_ENV_PRELOAD);
 
 	*cfg = (struct shellesc_config){
 		.policy = cli_policy, .policy_arg = c,
@@ -111,7 +151,9 @@ cli_setup_config(struct cli *c, struct shellesc_config *cfg)
 		.log = cli_policy_log, .log_arg = c,
 	};
 	cfg->intercept = c->o.intercept;
-	cfg->wrapper_path = w && *w ? w : SHELLESC_WRAPPER_PATH;
+	/* what the sandboxed side can write cannot be escalated by its name */
+	cfg->writable = c->o.sandbox == CLI_SANDBOX_LANDLOCK ? c->o.writable.v : NULL;
+	cfg->wrapper_path = cli_setup_wrapper();
 	cfg->preload_path = p && *p ? p : SHELLESC_PRELOAD_PATH;
 	if (access(cfg->wrapper_path, X_OK) != 0) {
 		cli_warn("exec wrapper %s", cfg->wrapper_path);
@@ -146,7 +188,7 @@ cli_setup(struct cli *c)
 	/* An approver or terminal going away must be an error, not our death;
 	 * children get SIGPIPE back (cli-run.c, cli-approver.c, spawn.c). */
 	signal(SIGPIPE, SIG_IGN);
-	if (cli_rules_open(c) != 0 || cli_audit_open(c) != 0 ||
+	if (cli_setup_roots(c) != 0 || cli_rules_open(c) != 0 || cli_audit_open(c) != 0 ||
 	    cli_setup_sandbox(c) != 0 || cli_prompt_start(c) != 0)
 		return -1;
 	/* mcp starts a session per tool call (cli-mcp-tool.c) */
@@ -170,6 +212,7 @@ cli_teardown(struct cli *c)
 		free(c->tmpdir);
 		c->tmpdir = NULL;
 	}
+	cli_strv_free(&c->exec_allowed);
 	cli_audit_close(c);
 	cli_rules_close(c);
 }

@@ -76,8 +76,8 @@ cli_tty_rule(struct cli *c, struct cli_tty *t, struct shellesc_request *req,
 	if (v->rule != RULES_NONE)
 		dprintf(t->fd, "  rule:    %s%s%s\n", src ? src : "?", why ? ": " : "",
 		    why ? why : "");
-	else if ((always = cli_rules_always_text(c, shellesc_request_program(req),
-	    shellesc_request_argv(req))) != NULL && (shown = cli_vis(always)) != NULL)
+	else if ((always = cli_rules_always_text(c, cli_request_program(req),
+	    cli_request_argv(req))) != NULL && (shown = cli_vis(always)) != NULL)
 		dprintf(t->fd, "  rule:    none matched (--default prompt)\n"
 		    "  always:  adds %s\n", shown);
 	else
@@ -92,7 +92,7 @@ static void
 cli_tty_question(struct cli *c, struct cli_tty *t, struct shellesc_request *req,
     const struct cli_verdict *v)
 {
-	char *cmd = cli_show_argv(shellesc_request_program(req), shellesc_request_argv(req));
+	char *cmd = cli_show_argv(cli_request_program(req), cli_request_argv(req));
 	char *cwd = cli_show(shellesc_request_cwd(req));
 
 	dprintf(t->fd, "\nshellesc: a command asks to be run (escalated)\n"

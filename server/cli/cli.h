@@ -54,6 +54,8 @@ struct cli_strv {
 struct cli_layer {
 	struct cli_strv writable;
 	bool no_network;
+	bool no_exec;			/* nothing beneath writable runs in place ... */
+	struct cli_strv exec_allowed;	/* ... but these files */
 };
 
 struct cli_opts {
@@ -63,6 +65,7 @@ struct cli_opts {
 	enum cli_sandbox sandbox;
 	struct cli_strv writable;	/* -w; empty: the defaults */
 	bool no_network;
+	bool no_exec_writable;		/* nothing beneath writable runs in place */
 	enum rules_decision dflt;	/* --default */
 	const char *approver;
 	int prompt_timeout;		/* seconds */
@@ -87,6 +90,8 @@ struct cli {
 	struct cli_prompt *prompt;
 	struct shellesc_session *s;
 	int ruleset;			/* Landlock ruleset fd, or -1 */
+	const char *program;		/* run's PROGRAM (PATH searched), exec's shell */
+	struct cli_strv exec_allowed;	/* --no-exec-writable: what still may run */
 	char *tmpdir;			/* the private temporary directory, or NULL */
 };
 
@@ -96,6 +101,7 @@ struct cli {
  */
 struct cli_verdict {
 	enum rules_decision rule;	/* RULES_NONE: no rule matched */
+	bool by_path;			/* the rule names the program's own path */
 	enum rules_decision effective;	/* rule, or --default when none matched */
 	char *source;			/* "FILE:LINE", or NULL */
 	char *justification;		/* or NULL */
@@ -136,8 +142,18 @@ char *cli_path_search(const char *name);	/* NULL: not found (errno) */
 /* cli-rules.c */
 int cli_rules_open(struct cli *c);
 void cli_rules_close(struct cli *c);
-void cli_rules_decide(struct cli *c, const char *program, char *const *argv,
-    unsigned flags, struct cli_verdict *v);
+/* Decide the program that will run; request or a file of check's. */
+void cli_rules_decide(struct cli *c, const struct rules_file *f, char *const *argv,
+    struct cli_verdict *v);
+void cli_rules_decide_request(struct cli *c, const struct shellesc_request *req,
+    struct cli_verdict *v);
+/* What a request is decided on: the file the server opened (its real path
+ * and argv), or the program as named when it could not be opened. */
+const char *cli_request_program(const struct shellesc_request *req);
+char *const *cli_request_argv(const struct shellesc_request *req);
+/* Every exact program path of the rules beneath a writable directory (a
+ * NULL-terminated vector into *out); 0 or -1. */
+int cli_rules_exec_paths(struct cli *c, struct cli_strv *out);
 int cli_rules_always(struct cli *c, const char *program, char *const *argv);
 char *cli_rules_always_text(struct cli *c, const char *program, char *const *argv);
 void cli_verdict_free(struct cli_verdict *v);
@@ -146,6 +162,10 @@ int cli_verdict_deny(struct cli_verdict *v, const char *answer, const char *fmt,
 
 /* cli-policy.c */
 void cli_policy(void *arg, struct shellesc_request *req);
+/* req decided by the rules into v; v->reason set when it must be denied
+ * whatever they say (a prompt that could only end in a refused escalation,
+ * a dynamic loader's program shellesc cannot tell). */
+void cli_policy_decide(struct cli *c, struct shellesc_request *req, struct cli_verdict *v);
 void cli_policy_answer(struct cli *c, struct shellesc_request *req,
     struct cli_verdict *v, enum shellesc_action a);
 void cli_policy_ended(void *arg, const struct shellesc_request *req,
@@ -171,8 +191,10 @@ int cli_tty_ask(struct cli *c, struct shellesc_request *req, struct cli_verdict 
 int cli_approver_ask(struct cli *c, struct shellesc_request *req,
     struct cli_verdict *v, int wake, enum shellesc_action *a);
 
-/* cli-landlock.c */
-int cli_landlock_ruleset(const struct cli_strv *writable, bool no_network);
+/* cli-landlock.c: with no_exec (not NULL), nothing beneath writable may
+ * be executed in place but the files it names. */
+int cli_landlock_ruleset(const struct cli_strv *writable, bool no_network,
+    const struct cli_strv *no_exec);
 int cli_landlock_enter(int ruleset);	/* after fork: 0, or -1 with errno (no message) */
 
 /* cli-audit.c */

@@ -60,29 +60,88 @@ struct shellesc_decision {
 	const char *reason;		/* shown to the caller on deny; may be NULL; copied */
 };
 
-/* Bits of shellesc_request_flags(): targets the preload cannot follow. */
-#define SHELLESC_TARGET_STATIC	0x1	/* statically linked (no PT_INTERP) */
-#define SHELLESC_TARGET_SETID	0x2	/* set-uid/gid or file capabilities */
-/* ...and which client caught the exec (neither: a client of its own). */
+/*
+ * Facts about the file that will run (shellesc_target.facts), found by the
+ * server on the file it opened.  The first two are also the bits of
+ * shellesc_request_flags(), where they are only the client's claims.
+ */
+#define SHELLESC_TARGET_STATIC	0x1	/* ELF without PT_INTERP: the preload cannot follow it */
+#define SHELLESC_TARGET_SETID	0x2	/* set-uid, set-gid (with group execute) or file capabilities */
+#define SHELLESC_TARGET_SCRIPT	0x4	/* starts with "#!" */
+#define SHELLESC_TARGET_WRITABLE 0x8	/* the session's side could have changed it (see .writable) */
+#define SHELLESC_TARGET_LOADER_OPTIONS 0x10 /* .loader was given options an escalation drops */
+/* Bits of shellesc_request_flags(): which client caught the exec (neither:
+ * a client of its own).  For audit logs; the client could lie. */
 #define SHELLESC_ASKED_BY_PRELOAD	0x100	/* libshellesc_preload.so */
 #define SHELLESC_ASKED_BY_WRAPPER	0x200	/* shellesc-execve-wrapper (patched shells) */
 
 /* --- The request, as the policy sees it (valid until decided) ---------- */
 
-/* The program that will run: the caller's file, made absolute lexically
- * against the caller's cwd ("." and empty components dropped, ".." kept,
- * no "~" expansion: the kernel does none).  This exact path is what an
- * escalated command executes. */
+/*
+ * Everything a client sends is a claim: the caller is the session's
+ * untrusted side.  The facts a policy should decide on are the server's:
+ * the peer's credentials (SO_PEERCRED) and the target below.
+ */
+
+/* The program as the caller named it: its file made absolute lexically
+ * against the cwd it sent ("." and empty components dropped, ".." kept,
+ * no "~" expansion: the kernel does none).  For display; what runs is the
+ * target. */
 const char *shellesc_request_program(const struct shellesc_request *req);
 const char *shellesc_request_file(const struct shellesc_request *req); /* as passed */
 char *const *shellesc_request_argv(const struct shellesc_request *req); /* NULL-terminated */
 size_t shellesc_request_argc(const struct shellesc_request *req);
-const char *shellesc_request_cwd(const struct shellesc_request *req);  /* absolute */
+const char *shellesc_request_cwd(const struct shellesc_request *req);  /* absolute, as sent */
 char *const *shellesc_request_env(const struct shellesc_request *req); /* NAME=value, NULL-terminated */
 pid_t shellesc_request_pid(const struct shellesc_request *req);  /* SO_PEERCRED */
 uid_t shellesc_request_uid(const struct shellesc_request *req);
 gid_t shellesc_request_gid(const struct shellesc_request *req);
+/* The client's flags: SHELLESC_ASKED_BY_* and its claims of
+ * SHELLESC_TARGET_STATIC and _SETID (hints only: use the target's facts). */
 unsigned shellesc_request_flags(const struct shellesc_request *req);
+
+/*
+ * The file that will run, as the server found it.  The server opens the
+ * program itself when the request arrives, from the caller's point of
+ * view: a relative path from the caller's working directory
+ * (/proc/PID/cwd, not the cwd it sent), symbolic links followed, and
+ * /proc/self, /dev/fd/N and /dev/stdin read through the caller's own fd
+ * table.  Every field is about that open file, and an escalated command
+ * executes exactly it (execveat(2)), so it cannot be swapped between the
+ * decision and the exec.
+ *
+ * The dynamic loader run directly ("ld.so [OPTIONS] PROGRAM ARGS") stands
+ * for PROGRAM: the target is PROGRAM, argv its argv, loader the loader's
+ * path; an escalation runs PROGRAM itself, without the loader's options
+ * (SHELLESC_TARGET_LOADER_OPTIONS when there were any).  A multi-call
+ * binary (busybox, toybox: by the name of its real path) runs the applet
+ * its argv names: applet and applet_argi say which, with which arguments.
+ */
+struct shellesc_target {
+	int error;		/* 0; or why it could not be opened (errno value,
+				 * ENOEXEC: the loader's program cannot be told).
+				 * Then only argv and loader are set, and the
+				 * request cannot be escalated. */
+	const char *path;	/* its real path (no symlinks) in the server's
+				 * view; NULL when it has none (deleted, a memfd,
+				 * another mount namespace) */
+	char *const *argv;	/* what it runs with (NULL-terminated) */
+	size_t argc;
+	dev_t dev;		/* identity of the opened file */
+	ino_t ino;
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	unsigned facts;		/* SHELLESC_TARGET_* */
+	const char *writable;	/* with SHELLESC_TARGET_WRITABLE: why, e.g. "it lies
+				 * beneath the writable directory /src" */
+	const char *loader;	/* the dynamic loader run directly, or NULL */
+	const char *applet;	/* a multi-call binary's applet, or NULL */
+	size_t applet_argi;	/* index in argv of the applet's first argument */
+};
+
+/* Never NULL; valid as long as req. */
+const struct shellesc_target *shellesc_request_target(const struct shellesc_request *req);
 uint64_t shellesc_request_id(const struct shellesc_request *req); /* unique in the session */
 /* Non-zero once the caller went away or the session ended: the answer will be discarded. */
 int shellesc_request_cancelled(const struct shellesc_request *req);
@@ -100,13 +159,18 @@ typedef void (*shellesc_policy_fn)(void *arg, struct shellesc_request *req);
 
 /*
  * What an escalated command runs.  The session fills in the defaults: the
- * decided program, the request's argv and cwd, and the request's own
- * environment (not the server's) minus the scrubbed variables.  A prepare
- * callback may point any field elsewhere (e.g. to wrap the command in
- * another sandbox); that memory must stay valid until release is called.
+ * target's path (the file it opened), its argv, the request's cwd, and the
+ * request's own environment (not the server's) minus the scrubbed
+ * variables.  A prepare callback may point any field elsewhere (e.g. to
+ * wrap the command in another sandbox); that memory must stay valid until
+ * release is called.
  */
 struct shellesc_prepared {
-	const char *path;	/* executed with execve(2), no PATH search */
+	/* Left as it is: the opened target itself runs (execveat(2)); a
+	 * script whose file the session's side could have changed is given to
+	 * its interpreter as /dev/fd/N.  Pointed elsewhere: that path is
+	 * executed with execve(2), no PATH search. */
+	const char *path;
 	char *const *argv;
 	const char *cwd;
 	char *const *env;
@@ -141,6 +205,10 @@ struct shellesc_config {
 	/* Variables removed from an escalated command's environment: exact
 	 * names, or prefixes ending in '*'.  NULL: shellesc_default_scrub. */
 	const char *const *scrub;
+	/* Where the session's side may write, if it is sandboxed: directories
+	 * (NULL-terminated; NULL: no sandbox bounds it).  A program beneath
+	 * one is SHELLESC_TARGET_WRITABLE.  Copied at start. */
+	char *const *writable;
 	int kill_grace_ms;		/* SIGTERM to SIGKILL; 0: 2000 */
 	int request_timeout_ms;		/* to deliver a request or hand-over; 0: 10000 */
 	void (*log)(void *arg, enum shellesc_log_level level, const char *msg);
@@ -149,6 +217,19 @@ struct shellesc_config {
 
 /* Variables that could inject code into an unsandboxed run (NULL-terminated). */
 extern const char *const shellesc_default_scrub[];
+
+/*
+ * Could a process with uid and groups (and bounded by the writable roots,
+ * when not NULL) have written or replaced the file at path?  Yes when the
+ * file's real path lies beneath a root, or -- for a uid other than 0,
+ * which passes every permission check -- when the uid may write the file
+ * or a directory on its path (and rename entries in it: not in a sticky
+ * one it owns no part of), or owns either.  Returns 1 (*why, when why is
+ * not NULL, says why: malloc'd), 0, or a negative errno (no such path).
+ * What SHELLESC_TARGET_WRITABLE means, for files of the embedder's own.
+ */
+int shellesc_path_writable(const char *path, uid_t uid, const gid_t *groups,
+    size_t ngroups, char *const *roots, char **why);
 
 /* Start a session. *out is set only on success. */
 int shellesc_session_start(const struct shellesc_config *cfg,

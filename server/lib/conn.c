@@ -197,7 +197,7 @@ conn_take_exec(struct conn *c, const struct msg *m)
 		return conn_refuse(c, "cwd is not absolute");
 	if (m->argv.n == 0)
 		return conn_refuse(c, "argv is empty");
-	if ((r = request_new(m, c->fd, &c->req)) != 0)
+	if ((r = request_new(m, c->fd, (const char *const *)l->s->roots, &c->req)) != 0)
 		return conn_refuse(c, "cannot take the request: %s", strerror(-r));
 	c->req->conn = c;
 	c->req->hub = l->hub;
@@ -229,6 +229,25 @@ conn_start_failed(struct conn *c, int err, const char *what)
 	conn_free(c);
 }
 
+/*
+ * How the opened target runs: an ELF file from its fd.  A script is read
+ * by its interpreter, which opens it by name: by its real path when the
+ * session's side cannot have changed the file there (so $0 and the like
+ * look as usual), else as /dev/fd/N, the very file decided on.
+ */
+static int
+conn_exec_target(const struct target *t, struct spawn_spec *sp)
+{
+	if (t->pub.error != 0)
+		return -t->pub.error;
+	if (t->elf || t->pub.path == NULL || (t->pub.facts & SHELLESC_TARGET_WRITABLE)) {
+		sp->by_fd = true;
+		sp->fd = t->fd;
+		sp->fd_script = !t->elf;
+	}
+	return 0;
+}
+
 /* Prepare and spawn; the received fds are closed whatever happens. */
 static int
 conn_spawn(struct conn *c, const struct msg *m, struct shellesc_prepared *p)
@@ -236,6 +255,7 @@ conn_spawn(struct conn *c, const struct msg *m, struct shellesc_prepared *p)
 	const struct shellesc_config *cfg = c->loop->cfg;
 	struct spawn_fd fds[SHELLESC_MAX_FDS];
 	struct spawn_spec sp = { .fds = fds, .nfds = m->ndest, .new_pgrp = true, .pdeathsig = true };
+	const char *target = p->path;
 	int r = 0;
 
 	for (size_t i = 0; i < m->ndest; i++)
@@ -249,7 +269,8 @@ conn_spawn(struct conn *c, const struct msg *m, struct shellesc_prepared *p)
 	sp.argv = p->argv;
 	sp.env = p->env;
 	sp.cwd = p->cwd;
-	r = spawn_run(&sp, &c->pid, &c->pidfd);
+	if (p->path != target || (r = conn_exec_target(&c->req->target, &sp)) == 0)
+		r = spawn_run(&sp, &c->pid, &c->pidfd);
 	if (cfg->prepare && cfg->release)
 		cfg->release(cfg->prepare_arg, p);
 	return r;
@@ -259,7 +280,9 @@ static bool
 conn_start_escalated(struct conn *c, const struct msg *m)
 {
 	struct shellesc_request *req = c->req;
-	struct shellesc_prepared p = { req->program, req->ex.argv, req->ex.cwd, NULL };
+	const struct shellesc_target *t = &req->target.pub;
+	struct shellesc_prepared p = { t->path ? t->path : req->program, t->argv,
+	    req->ex.cwd, NULL };
 	char **env;
 	int r;
 

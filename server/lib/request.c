@@ -3,20 +3,40 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/socket.h>
 
 #include "proto.h"
 #include "server.h"
 
+/* Who asks (SO_PEERCRED), and what will run, looked up as they would. */
+static void
+request_peer(struct shellesc_request *req, int fd, const char *const *roots)
+{
+	struct peer p;
+	int r = peer_open(&p, fd);
+	struct writer wr = { .uid = p.uid, .gid = p.gid, .groups = p.groups,
+	    .ngroups = p.ngroups, .roots = roots };
+
+	req->pid = p.pid;
+	req->uid = p.uid;
+	req->gid = p.gid;
+	req->target.pub.argv = req->ex.argv;
+	req->target.pub.argc = req->ex.argc;
+	if (r == 0)
+		target_inspect(&req->target, &p, &req->ex, &wr);
+	else
+		req->target.pub.error = -r;
+	peer_close(&p);
+}
+
 int
-request_new(const struct msg *m, int fd, struct shellesc_request **out)
+request_new(const struct msg *m, int fd, const char *const *roots,
+    struct shellesc_request **out)
 {
 	struct shellesc_request *req = calloc(1, sizeof(*req));
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
 
 	if (req == NULL)
 		return -ENOMEM;
+	req->target.fd = -1;
 	if (msg_exec_take(m, &req->ex) != 0) {
 		free(req);
 		return -ENOMEM;
@@ -25,15 +45,7 @@ request_new(const struct msg *m, int fd, struct shellesc_request **out)
 		request_free(req);
 		return -ENOMEM;
 	}
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
-		req->pid = cred.pid;
-		req->uid = cred.uid;
-		req->gid = cred.gid;
-	} else {
-		req->pid = req->ex.pid;
-		req->uid = (uid_t)-1;
-		req->gid = (gid_t)-1;
-	}
+	request_peer(req, fd, roots);
 	*out = req;
 	return 0;
 }
@@ -43,6 +55,7 @@ request_free(struct shellesc_request *req)
 {
 	if (req == NULL)
 		return;
+	target_free(&req->target);
 	msg_exec_free(&req->ex);
 	free(req->program);
 	free((char *)req->d.reason);
@@ -113,6 +126,12 @@ unsigned
 shellesc_request_flags(const struct shellesc_request *req)
 {
 	return req->ex.flags;
+}
+
+const struct shellesc_target *
+shellesc_request_target(const struct shellesc_request *req)
+{
+	return &req->target.pub;
 }
 
 uint64_t

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "frame.h"
 #include "msg.h"
@@ -45,6 +46,81 @@ void hub_kill(struct hub *h);
 void hub_inline_begin(struct shellesc_request *req);
 void hub_inline_end(void);
 
+/* --- peer.c: the process asking, as the kernel reports it -------------- */
+struct peer {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;			/* supplementary (SO_PEERGROUPS) */
+	size_t ngroups;
+	int pidfd;			/* pins the process, or -1 (no pidfds) */
+	int root, cwd;			/* its /proc/PID/root and cwd (O_PATH), or -1 */
+};
+
+/* The peer of the stream sock, with its root; 0 or -errno.  Call
+ * peer_close either way. */
+int peer_open(struct peer *p, int sock);
+/* Its working directory (opened on first use; owned by p), or -errno. */
+int peer_cwd(struct peer *p);
+void peer_close(struct peer *p);
+
+/* --- walk.c ---------------------------------------------------------- */
+/* path opened (O_PATH) as the peer's exec would find it; 0 or -errno. */
+int walk_open(struct peer *p, const char *path, int *out);
+
+/* --- writable.c ------------------------------------------------------ */
+/* Whose writes count: a uid and its groups, and the sandbox's roots. */
+struct writer {
+	uid_t uid;
+	gid_t gid;
+	const gid_t *groups;
+	size_t ngroups;
+	const char *const *roots;	/* canonical; NULL: no sandbox */
+};
+
+/* Could wr have changed the file at path (absolute, no symlinks)?  1 with
+ * *why malloc'd (if why), 0, or -errno. */
+int writable_check(const struct writer *wr, const char *path, char **why);
+/* roots as real paths (cleaned where they do not exist); 0 or -ENOMEM. */
+int writable_roots(char *const *roots, char ***out);
+void writable_roots_free(char **roots);
+
+/* --- target-file.c: what one opened file is ------------------------------ */
+struct target_file {
+	struct stat st;
+	char *path;			/* its real path (malloc'd), or NULL */
+	bool setid;			/* as the kernel would honour it */
+	bool elf, interp, dyn;		/* ELF; with PT_INTERP; ET_DYN */
+	bool script;			/* #! ... */
+	char shebang[256];		/* ... the interpreter it names */
+};
+
+/* Read what fd (O_PATH) is into f; 0 or -errno.  Free f->path. */
+int target_file_read(int fd, struct target_file *f);
+
+/* --- target.c, target-loader.c: the file that will run ----------------- */
+struct target {
+	struct shellesc_target pub;
+	int fd;				/* the opened file (O_PATH), or -1 */
+	bool elf;			/* ELF: the kernel runs it from fd */
+	bool loader;			/* it is the dynamic loader */
+	char *path, *why;		/* pub.path, pub.writable */
+	char *loader_path;		/* pub.loader */
+	char **argv;			/* pub.argv when not the request's */
+};
+
+/* Fill t (zeroed, fd -1) for the exec ex of peer p; failures land in
+ * t->pub.error. */
+void target_inspect(struct target *t, struct peer *p, const struct msg_exec *ex,
+    const struct writer *wr);
+/* Make fd (taken over) the target; 0 or -errno. */
+int target_take(struct target *t, struct peer *p, int fd, const struct writer *wr);
+/* t is the loader: make its program the target; 0 or -errno. */
+int target_loader(struct target *t, struct peer *p, const struct msg_exec *ex,
+    const struct writer *wr);
+void target_clear(struct target *t);
+void target_free(struct target *t);
+
 /* --- request.c ------------------------------------------------------- */
 struct conn;
 
@@ -53,6 +129,7 @@ struct shellesc_request {
 	struct conn *conn;
 	struct msg_exec ex;
 	char *program;
+	struct target target;
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
@@ -63,8 +140,10 @@ struct shellesc_request {
 	struct shellesc_request *next;	/* hub queue */
 };
 
-/* Build a request from a decoded exec message; 0 or negative errno. */
-int request_new(const struct msg *m, int fd, struct shellesc_request **out);
+/* Build a request from a decoded exec message that came on stream fd, the
+ * target looked up with the sandbox's canonical roots; 0 or -errno. */
+int request_new(const struct msg *m, int fd, const char *const *roots,
+    struct shellesc_request **out);
 void request_free(struct shellesc_request *req);
 
 /* --- resolve.c ------------------------------------------------------- */
@@ -81,6 +160,9 @@ struct spawn_fd { int src, dst; };
 
 struct spawn_spec {
 	const char *path;
+	bool by_fd;			/* execute the file fd, not path */
+	int fd;
+	bool fd_script;			/* ...a script, read as /dev/fd/N */
 	char *const *argv, *const *env;
 	const char *cwd;
 	const struct spawn_fd *fds;	/* installed on their destinations */
@@ -218,6 +300,7 @@ struct shellesc_session {
 	int client_fd;
 	pthread_mutex_t mu;		/* client_fd */
 	char *env[5];			/* the overlay */
+	char **roots;			/* cfg.writable, canonical */
 	/* shellesc_session_cancel(): the flag, and an eventfd that wakes a
 	 * running exec (set from a signal handler too, so no lock). */
 	atomic_bool cancelled;

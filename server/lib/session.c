@@ -96,6 +96,7 @@ session_free(struct shellesc_session *s)
 		close(s->loop.sock);
 	if (s->client_fd >= 0)
 		close(s->client_fd);
+	writable_roots_free(s->roots);
 	if (s->cancel_fd >= 0)
 		close(s->cancel_fd);
 	if (s->loop.hub)
@@ -121,12 +122,14 @@ shellesc_session_start(const struct shellesc_config *cfg,
 	s->loop.cfg = &s->cfg;
 	s->loop.sock = s->client_fd = -1;
 	pthread_mutex_init(&s->mu, NULL);
+	s->cfg.writable = NULL;	/* the caller's memory; s->roots is ours */
 	atomic_init(&s->cancelled, false);
 	if ((s->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
 		r = -errno;
 	else if ((s->loop.hub = hub_new()) == NULL)
 		r = -ENOMEM;
-	else if ((r = session_sockets(s)) == 0 && (r = session_overlay(s)) == 0)
+	else if ((r = writable_roots(cfg->writable, &s->roots)) == 0 &&
+	    (r = session_sockets(s)) == 0 && (r = session_overlay(s)) == 0)
 		r = loop_start(&s->loop);
 	if (r != 0) {
 		session_free(s);

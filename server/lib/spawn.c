@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,13 +131,35 @@ spawn_is_dst(const struct spawn_spec *sp, int fd)
 	return false;
 }
 
+/* Close every fd from base up but keep[0] and keep[1] (-1: none). */
+static void
+spawn_close_from(int base, const int keep[2])
+{
+	int lo = keep[0] < keep[1] ? keep[0] : keep[1];
+	int hi = keep[0] < keep[1] ? keep[1] : keep[0];
+
+	if (lo >= base) {
+		if (lo > base)
+			close_range((unsigned)base, (unsigned)lo - 1, 0);
+		base = lo + 1;
+	}
+	if (hi >= base) {
+		if (hi > base)
+			close_range((unsigned)base, (unsigned)hi - 1, 0);
+		base = hi + 1;
+	}
+	close_range((unsigned)base, ~0U, 0);
+}
+
 /*
- * Child: install fds[] on their destinations, close all else but *errfd,
- * which is first moved above them all (*errfd follows it at once, so the
- * failure can still be reported).  0 or -errno.
+ * Child: install fds[] on their destinations, close all else but *errfd
+ * and the file to execute, *xfd (-1: none).  Both are first moved above
+ * the destinations (*errfd follows it at once, so the failure can still be
+ * reported); *xfd stays open across the exec of a script, which its
+ * interpreter opens as /dev/fd/N.  0 or -errno.
  */
 static int
-spawn_child_fds(const struct spawn_spec *sp, int *errfd)
+spawn_child_fds(const struct spawn_spec *sp, int *errfd, int *xfd)
 {
 	int base = spawn_max_fd(sp) + 1, tmp[SHELLESC_MAX_FDS], fd;
 
@@ -145,6 +168,9 @@ spawn_child_fds(const struct spawn_spec *sp, int *errfd)
 			return -errno;
 		*errfd = fd;
 	}
+	if (sp->by_fd && ((*xfd = fcntl(sp->fd, F_DUPFD_CLOEXEC, base)) < 0 ||
+	    (sp->fd_script && fcntl(*xfd, F_SETFD, 0) != 0)))
+		return -errno;
 	for (size_t i = 0; i < sp->nfds; i++)
 		if ((tmp[i] = fcntl(sp->fds[i].src, F_DUPFD_CLOEXEC, base)) < 0)
 			return -errno;
@@ -154,9 +180,7 @@ spawn_child_fds(const struct spawn_spec *sp, int *errfd)
 	for (fd = 0; fd < base; fd++)
 		if (!spawn_is_dst(sp, fd))
 			close(fd);
-	if (*errfd > base)
-		close_range((unsigned)base, (unsigned)*errfd - 1, 0);
-	close_range((unsigned)*errfd + 1, ~0U, 0);
+	spawn_close_from(base, (const int[2]){ *errfd, *xfd });
 	return 0;
 }
 
@@ -174,16 +198,46 @@ spawn_child_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* execve; a file without #! runs under /bin/sh, as execvp(3) and shells do. */
-static void
-spawn_exec(const struct spawn_spec *sp)
+/* "/dev/fd/N" into buf (32 bytes), without stdio: we may be in a child of
+ * a threaded process. */
+static const char *
+spawn_devfd(char *buf, int fd)
 {
-	execve(sp->path, sp->argv, sp->env);
-	if (errno != ENOEXEC)
+	char digits[16];
+	size_t n = 0, k = 8;
+
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0);
+	memcpy(buf, "/dev/fd/", k);
+	while (n > 0)
+		buf[k++] = digits[--n];
+	buf[k] = '\0';
+	return buf;
+}
+
+/*
+ * execve, or execveat of the opened file xfd; a file without #! runs under
+ * /bin/sh, as execvp(3) and shells do (an opened one as /dev/fd/N, which
+ * is why a script's fd stays open).
+ */
+static void
+spawn_exec(const struct spawn_spec *sp, int xfd)
+{
+	char devfd[32];
+	const char *file = sp->path;
+
+	if (xfd >= 0)
+		syscall(SYS_execveat, xfd, "", sp->argv, sp->env, AT_EMPTY_PATH);
+	else
+		execve(sp->path, sp->argv, sp->env);
+	if (errno != ENOEXEC || (xfd >= 0 && !sp->fd_script))
 		return;
+	if (xfd >= 0)
+		file = spawn_devfd(devfd, xfd);
 	char *argv[script_slots(sp->argv)];
 
-	script_argv(argv, sp->path, sp->argv);
+	script_argv(argv, file, sp->argv);
 	execve(SCRIPT_SHELL, argv, sp->env);
 	errno = ENOEXEC;	/* the file's failure, not the fallback's */
 }
@@ -191,7 +245,7 @@ spawn_exec(const struct spawn_spec *sp)
 static void __attribute__((noreturn))
 spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent)
 {
-	int e;
+	int e, xfd = -1;
 
 	if (sp->new_pgrp)
 		setpgid(0, 0);
@@ -203,12 +257,12 @@ spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent)
 	    getppid() != parent))
 		_exit(127);
 	spawn_child_signals();
-	if ((e = spawn_child_fds(sp, &errfd)) != 0)
+	if ((e = spawn_child_fds(sp, &errfd, &xfd)) != 0)
 		e = -e;
 	else if (sp->cwd != NULL && chdir(sp->cwd) != 0)
 		e = errno;
 	else {
-		spawn_exec(sp);
+		spawn_exec(sp, xfd);
 		e = errno;
 	}
 	while (write(errfd, &e, sizeof(e)) < 0 && errno == EINTR)

@@ -166,8 +166,27 @@ struct rules {
 	struct rules_arena arena;
 	struct rules_table index;	/* rules_node */
 	struct rules_table hosts;	/* name -> rules_hostent */
+	struct rules_table ident;	/* rules_alias (rules-ident.c) */
+	char *path;			/* rules_set_path's directories */
 	size_t nrules;
 };
+
+/* A table entry of size bytes followed by its own copy of a (malloc'd). */
+struct rules_key *rules_key_new(size_t size, const struct rules_key *parent,
+    const char *a);
+
+/* --- rules-ident.c: what files the rules' paths and names are ---------- */
+
+/* Look the set's program paths and names up anew; 0, or -1 (ENOMEM) with
+ * r as it was. */
+int rules_ident_rebuild(struct rules *r);
+void rules_ident_free(struct rules *r);
+/* Is f the file path names (the same path, real path or inode)? */
+bool rules_ident_same(const struct rules *r, const char *path,
+    const struct rules_file *f);
+/* Call fn with every program path or name that was f's file at load. */
+void rules_ident_heads(const struct rules *r, const struct rules_file *f,
+    void (*fn)(void *arg, const char *head), void *arg);
 
 /* --- rules-match.c ------------------------------------------------------ */
 

@@ -47,6 +47,8 @@ rules_free(struct rules *r)
 		return;
 	rules_table_free(&r->index, rules_free_node);
 	rules_table_free(&r->hosts, rules_free_hostent);
+	rules_ident_free(r);
+	free(r->path);
 	rules_arena_free(&r->arena);
 	free(r);
 }
@@ -55,21 +57,6 @@ size_t
 rules_count(const struct rules *r)
 {
 	return r == NULL ? 0 : r->nrules;
-}
-
-/* A table entry of size bytes followed by its own copy of a. */
-static struct rules_key *
-rules_key_new(size_t size, const struct rules_key *parent, const char *a)
-{
-	size_t la = strlen(a) + 1;
-	struct rules_key *k;
-
-	if (la > SIZE_MAX - size || (k = calloc(1, size + la)) == NULL)
-		return NULL;
-	k->parent = parent;
-	k->a = memcpy((char *)k + size, a, la);
-	k->hash = rules_hash(parent, a);
-	return k;
 }
 
 /* The node for token under parent, made if needed. */
@@ -250,6 +237,9 @@ rules_load_text(struct rules *r, const char *name, const char *text,
 	ret = rules_parse(&p);
 	for (size_t i = 0; ret == 0 && i < ld.examples.n; i++)
 		ret = load_check_example(&p, ld.examples.v[i]);
+	/* the set's paths and names are looked up with this file's in */
+	if (ret == 0 && rules_ident_rebuild(r) != 0)
+		ret = rules_fail_plain(err, name, ENOMEM, "out of memory");
 	if (ret == 0)
 		r->nrules += ld.rules.n;
 	else

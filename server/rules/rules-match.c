@@ -76,10 +76,10 @@ rules_match_args(const struct rules_rule *rule, size_t from,
 	return true;
 }
 
-/* May rules written for name match program?  Not when a host_executable
- * for name lists paths and program is not one of them. */
+/* May rules written for name match f?  Not when a host_executable for
+ * name lists paths and f is none of them. */
 static bool
-rules_host_allows(const struct rules *r, const char *name, const char *program)
+rules_host_allows(const struct rules *r, const char *name, const struct rules_file *f)
 {
 	const struct rules_hostent *e;
 
@@ -87,7 +87,7 @@ rules_host_allows(const struct rules *r, const char *name, const char *program)
 	if (e == NULL || e->def == NULL)
 		return true;
 	for (size_t i = 0; i < e->def->npaths; i++)
-		if (strcmp(e->def->paths[i], program) == 0)
+		if (rules_ident_same(r, e->def->paths[i], f))
 			return true;
 	return false;
 }
@@ -95,24 +95,25 @@ rules_host_allows(const struct rules *r, const char *name, const char *program)
 /* A program without '/' is a bare name (an example): it matches names. */
 static bool
 rules_head_matches(const struct rules *r, const char *head,
-    const char *program)
+    const struct rules_file *f)
 {
-	const char *slash = strrchr(program, '/');
+	const char *slash = strrchr(f->path, '/');
 
 	if (strcmp(head, RULES_WILDCARD) == 0)
 		return true;
 	if (strchr(head, '/') != NULL || slash == NULL)
-		return strcmp(head, program) == 0;
-	return strcmp(head, slash + 1) == 0 &&
-	    rules_host_allows(r, head, program);
+		return strcmp(head, f->path) == 0;
+	return strcmp(head, slash + 1) == 0 && rules_host_allows(r, head, f);
 }
 
 bool
 rules_rule_matches(const struct rules *r, const struct rules_rule *rule,
     const char *program, const char *const *args, size_t nargs)
 {
+	struct rules_file f = { .path = program };
+
 	for (size_t i = 0; i < rule->pat[0].nalt; i++)
-		if (rules_head_matches(r, rule->pat[0].alt[i], program))
+		if (rules_head_matches(r, rule->pat[0].alt[i], &f))
 			return rules_match_args(rule, 1, args, nargs);
 	return false;
 }
@@ -120,11 +121,12 @@ rules_rule_matches(const struct rules *r, const struct rules_rule *rule,
 /* A decision in progress. */
 struct rules_decide {
 	const struct rules *r;
-	const char *const *args;	/* argv[1..] */
+	const struct rules_file *f;
+	const char *const *args;	/* the arguments matched now */
 	size_t nargs;
-	unsigned flags;
 	const struct rules_rule *best;
 	int best_rank;
+	bool best_by_path;
 };
 
 /*
@@ -145,21 +147,33 @@ rules_rank(const struct rules_rule *rule)
 	return rank[rule->decision];
 }
 
+/* Does rule, met with by_path, beat the best so far? */
+static bool
+rules_better(const struct rules_decide *d, const struct rules_rule *rule,
+    int rank, bool by_path)
+{
+	if (d->best == NULL || rank != d->best_rank)
+		return d->best == NULL || rank > d->best_rank;
+	if (by_path != d->best_by_path)
+		return by_path;
+	return rule->seq < d->best->seq;
+}
+
 /* A rule met in the index: its first depth elements matched already. */
 static void
-rules_consider(struct rules_decide *d, const struct rules_rule *rule)
+rules_consider(struct rules_decide *d, const struct rules_rule *rule, bool by_path)
 {
 	int rank;
 
-	if (rule->target != 0 && (rule->target & d->flags) == 0)
+	if (rule->target != 0 && (rule->target & d->f->flags) == 0)
 		return;
 	if (!rules_match_args(rule, rule->depth, d->args, d->nargs))
 		return;
 	rank = rules_rank(rule);
-	if (d->best == NULL || rank > d->best_rank ||
-	    (rank == d->best_rank && rule->seq < d->best->seq)) {
+	if (rules_better(d, rule, rank, by_path)) {
 		d->best = rule;
 		d->best_rank = rank;
+		d->best_by_path = by_path;
 	}
 }
 
@@ -168,48 +182,122 @@ static void
 rules_consider_head(struct rules_decide *d, const char *head)
 {
 	const struct rules_node *n;
+	bool by_path = strchr(head, '/') != NULL;
 
 	n = (const struct rules_node *)rules_table_get(&d->r->index, NULL, head);
 	for (size_t i = 0; n != NULL; i++) {
 		for (size_t k = 0; k < n->rules.n; k++)
-			rules_consider(d, n->rules.v[k]);
+			rules_consider(d, n->rules.v[k], by_path);
 		n = i >= d->nargs ? NULL : (const struct rules_node *)
 		    rules_table_get(&d->r->index, &n->key, d->args[i]);
 	}
 }
 
-/* Every head the program answers to: its path, its name, the wildcard. */
+/* A path or name that was the file at load. */
 static void
-rules_consider_program(struct rules_decide *d, const char *program)
+rules_consider_alias(void *arg, const char *head)
 {
-	const char *slash = strrchr(program, '/');
+	struct rules_decide *d = arg;
+
+	if (strchr(head, '/') != NULL || rules_host_allows(d->r, head, d->f))
+		rules_consider_head(d, head);
+}
+
+/* Every head the file answers to: its path, its name, what it was at
+ * load, the wildcard. */
+static void
+rules_consider_program(struct rules_decide *d)
+{
+	const char *program = d->f->path, *slash = strrchr(program, '/');
 	const char *name = slash ? slash + 1 : program;
 
 	if (slash != NULL)
 		rules_consider_head(d, program);
-	if (slash == NULL || rules_host_allows(d->r, name, program))
+	if (slash == NULL || rules_host_allows(d->r, name, d->f))
 		rules_consider_head(d, name);
+	rules_ident_heads(d->r, d->f, rules_consider_alias, d);
 	if (strcmp(name, RULES_WILDCARD) != 0)
 		rules_consider_head(d, RULES_WILDCARD);
+}
+
+/* The arguments of argv from index i on. */
+static void
+rules_args(struct rules_decide *d, char *const *argv, size_t i)
+{
+	d->args = NULL;
+	d->nargs = 0;
+	for (size_t k = 0; argv != NULL && k < i; k++)
+		if (argv[k] == NULL)
+			return;
+	if (argv == NULL)
+		return;
+	d->args = (const char *const *)argv + i;
+	while (d->args[d->nargs] != NULL)
+		d->nargs++;
+}
+
+enum rules_decision
+rules_decide_file(const struct rules *r, const struct rules_file *f,
+    char *const *argv, struct rules_match *m)
+{
+	struct rules_decide d = { .r = r, .f = f };
+
+	if (r != NULL && f != NULL && f->path != NULL && f->path[0] != '\0') {
+		rules_args(&d, argv, 1);
+		rules_consider_program(&d);
+		if (f->applet != NULL && f->applet[0] != '\0' && f->applet_argi > 0 &&
+		    rules_host_allows(r, f->applet, f)) {
+			rules_args(&d, argv, f->applet_argi);
+			if (d.args != NULL)
+				rules_consider_head(&d, f->applet);
+		}
+	}
+	if (m != NULL) {
+		m->decision = d.best ? d.best->decision : RULES_NONE;
+		m->justification = d.best ? d.best->justification : NULL;
+		m->source = d.best ? d.best->source : NULL;
+		m->by_path = d.best != NULL && d.best_by_path;
+	}
+	return d.best ? d.best->decision : RULES_NONE;
 }
 
 enum rules_decision
 rules_decide(const struct rules *r, const char *program, char *const *argv,
     unsigned flags, struct rules_match *m)
 {
-	struct rules_decide d = { .r = r, .flags = flags };
+	struct rules_file f = { .path = program, .flags = flags };
 
-	if (r != NULL && program != NULL && program[0] != '\0') {
-		if (argv != NULL && argv[0] != NULL)
-			d.args = (const char *const *)argv + 1;
-		while (d.args != NULL && d.args[d.nargs] != NULL)
-			d.nargs++;
-		rules_consider_program(&d, program);
+	return rules_decide_file(r, &f, argv, m);
+}
+
+/* A rule is filed under every path its alternatives spell: is n the one
+ * of its first alternatives (so each rule is seen once)? */
+static bool
+rules_first_filing(const struct rules_node *n, const struct rules_rule *rule)
+{
+	const struct rules_key *k = &n->key;
+
+	for (size_t i = rule->depth; i-- > 0; k = k->parent)
+		if (k == NULL || strcmp(k->a, rule->pat[i].alt[0]) != 0)
+			return false;
+	return k == NULL;
+}
+
+void
+rules_each_path(const struct rules *r,
+    void (*fn)(void *arg, const char *path, enum rules_decision d), void *arg)
+{
+	for (size_t i = 0; r != NULL && i < r->index.cap; i++) {
+		const struct rules_node *n = (const struct rules_node *)r->index.slot[i];
+
+		for (size_t k = 0; n != NULL && k < n->rules.n; k++) {
+			const struct rules_rule *rule = n->rules.v[k];
+
+			if (!rules_first_filing(n, rule))
+				continue;
+			for (size_t j = 0; j < rule->pat[0].nalt; j++)
+				if (rule->pat[0].alt[j][0] == '/')
+					fn(arg, rule->pat[0].alt[j], rule->decision);
+		}
 	}
-	if (m != NULL) {
-		m->decision = d.best ? d.best->decision : RULES_NONE;
-		m->justification = d.best ? d.best->justification : NULL;
-		m->source = d.best ? d.best->source : NULL;
-	}
-	return d.best ? d.best->decision : RULES_NONE;
 }

@@ -177,6 +177,20 @@ rules_hash(const struct rules_key *parent, const char *a)
 }
 
 struct rules_key *
+rules_key_new(size_t size, const struct rules_key *parent, const char *a)
+{
+	size_t la = strlen(a) + 1;
+	struct rules_key *k;
+
+	if (la > SIZE_MAX - size || (k = calloc(1, size + la)) == NULL)
+		return NULL;
+	k->parent = parent;
+	k->a = memcpy((char *)k + size, a, la);
+	k->hash = rules_hash(parent, a);
+	return k;
+}
+
+struct rules_key *
 rules_table_get(const struct rules_table *t,
     const struct rules_key *parent, const char *a)
 {

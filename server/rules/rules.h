@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Decisions, in order of strictness: when several rules match, the highest wins. */
 enum rules_decision {
@@ -41,6 +42,8 @@ struct rules_match {
 	enum rules_decision decision;
 	const char *justification;	/* NULL when the rule gave none */
 	const char *source;		/* "FILE:LINE" of the deciding rule */
+	bool by_path;			/* it names the program by a path that is
+					 * the program's file, not by name or "*" */
 };
 
 /* What a rule's target = [...] names: the caller maps the facts it has about
@@ -51,6 +54,15 @@ struct rules_match {
 /* A new, empty set (NULL when out of memory); rules_free(NULL) does nothing. */
 struct rules *rules_new(void);
 void rules_free(struct rules *r);
+
+/*
+ * Where the programs that rules name by name are looked up: the absolute
+ * directories of a PATH value (others are skipped), or NULL for none (the
+ * default).  Set it before loading, to directories the sandboxed side
+ * cannot write: a file found there as NAME is NAME's, whatever another
+ * link to it is called (rules_decide_file).  0, or -1 (ENOMEM).
+ */
+int rules_set_path(struct rules *r, const char *path);
 
 /* Add the rules of a file (or of text, named name in errors).
  * Returns 0, or -1 with *err filled in; r is unchanged on error.
@@ -69,7 +81,9 @@ size_t rules_count(const struct rules *r);
  * command's argv (argv[0] is ignored: program takes its place), flags the
  * RULES_TARGET_* bits of the program.  Returns the decision (RULES_NONE
  * when nothing matched) and, when m is not NULL, what decided it; m's
- * strings belong to r.  A NULL or empty program, or a NULL r, match
+ * strings belong to r.  Among rules of the same rank, one naming the
+ * program's path is reported before one naming it by name or "*".  It is
+ * rules_decide_file() for a file known only by its path.  A NULL or empty program, or a NULL r, match
  * nothing; a NULL argv is a command without arguments.  A program without
  * '/' is matched as a bare name (host_executable does not restrict it).
  * Rules with target = [...] match only when flags has one of its bits, and
@@ -78,6 +92,46 @@ size_t rules_count(const struct rules *r);
  */
 enum rules_decision rules_decide(const struct rules *r, const char *program,
     char *const *argv, unsigned flags, struct rules_match *m);
+
+/*
+ * The program that will run, as the caller found it: the file it opened.
+ *
+ * At each load, every absolute program path in the rules (a program
+ * element or a host_executable path) is looked up -- its device and inode,
+ * and its real path -- and so is every program name, in the directories
+ * of rules_set_path.  A file then answers to its own real path and file
+ * name, and also to every path and name that was the same file at load
+ * (the same device and inode: a hard link, /bin and /usr/bin on a
+ * merged-/usr system, a symbolic link under another name) or had it as
+ * real path (a file replaced since, by an upgrade).  The name a caller
+ * used to reach it does not count: a link of the caller's making cannot
+ * lend a program another name's rules.
+ *
+ * A multi-call binary (busybox) running an applet is decided as itself
+ * with its arguments and as the applet by name with the applet's
+ * arguments; the strictest decision of both wins.
+ */
+struct rules_file {
+	const char *path;	/* absolute, symlinks resolved; or a bare name */
+	bool known;		/* dev and ino are the file's */
+	dev_t dev;
+	ino_t ino;
+	unsigned flags;		/* RULES_TARGET_* facts about it */
+	const char *applet;	/* the applet it runs, or NULL */
+	size_t applet_argi;	/* index in argv of the applet's first argument */
+};
+
+/* rules_decide() for a file; argv is the command's (argv[0] ignored). */
+enum rules_decision rules_decide_file(const struct rules *r,
+    const struct rules_file *f, char *const *argv, struct rules_match *m);
+
+/*
+ * Call fn for every absolute program path the rules name, with the
+ * decision of a rule naming it (once per rule and path), in no particular
+ * order.  For giving those exact files a right the sandbox denies others.
+ */
+void rules_each_path(const struct rules *r,
+    void (*fn)(void *arg, const char *path, enum rules_decision d), void *arg);
 
 /* "deny", "prompt", ... for a decision; "none" for RULES_NONE. */
 const char *rules_decision_name(enum rules_decision d);

@@ -49,6 +49,17 @@ tr_decide(const struct rules *r, unsigned flags, const char *program, ...)
 	return rules_decide(r, program, (char *const *)argv, flags, NULL);
 }
 
+const char *
+tr_at(const char *dir, const char *name)
+{
+	static char ring[16][4096];
+	static unsigned n;
+	char *p = ring[n++ % 16];
+
+	cr_assert_lt((size_t)snprintf(p, sizeof(ring[0]), "%s/%s", dir, name), sizeof(ring[0]));
+	return p;
+}
+
 char *
 tr_tmpdir(void)
 {

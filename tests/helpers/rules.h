@@ -17,6 +17,9 @@ void tr_add(struct rules *r, const char *text);
 enum rules_decision tr_decide(const struct rules *r, unsigned flags,
     const char *program, ...) __attribute__((sentinel));
 
+/* dir/name in one of 16 static buffers, reused in turn (no free). */
+const char *tr_at(const char *dir, const char *name);
+
 /* A fresh directory under $TMPDIR (or /tmp); free with tr_rmtree. */
 char *tr_tmpdir(void);
 /* Remove dir and everything under it, then free it. */
