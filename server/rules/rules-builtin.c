@@ -32,6 +32,9 @@ struct rules_call {
 	size_t npaths;
 	bool has_paths;
 	struct rules_pos *path_pos;
+	/* network_rule */
+	const char *protocol;
+	bool has_decision;
 };
 
 /* An absolute path from the file: "~/" expanded, "." and "//" dropped. */
@@ -53,7 +56,8 @@ builtin_path(struct rules_parser *p, const char **s,
 	return 0;
 }
 
-/* The program element: names, absolute paths or the wildcard. */
+/* The program element: names, absolute paths, relative paths (kept as
+ * written) or the wildcard. */
 static int
 builtin_heads(struct rules_parser *p, struct rules_elem *e,
     const struct rules_pos *pos)
@@ -64,7 +68,8 @@ builtin_heads(struct rules_parser *p, struct rules_elem *e,
 		if (alt[i][0] == '\0')
 			return rules_fail(&p->lx, &pos[i],
 			    "pattern: the program cannot be empty");
-		if (strchr(alt[i], '/') != NULL &&
+		/* a relative path ("./gradlew") is matched as written */
+		if ((alt[i][0] == '/' || strncmp(alt[i], "~/", 2) == 0) &&
 		    builtin_path(p, &alt[i], &pos[i], "pattern") != 0)
 			return -1;
 	}
@@ -122,6 +127,27 @@ prefix_pattern(struct rules_parser *p, struct rules_call *c)
 	return r;
 }
 
+static const char *const decisions[] = {
+	"allow", "prompt", "forbidden", "run", "escalate", "deny",
+};
+
+/* unknown WHAT "s" (did you mean...?) (expected a, b or c) */
+static int
+builtin_unknown(struct rules_parser *p, const struct rules_pos *at,
+    const char *what, const char *s, const char *const *known, size_t n)
+{
+	char dym[64], list[128];
+	size_t k = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < n && k < sizeof(list); i++)
+		k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s",
+		    i == 0 ? "" : i + 1 == n ? " or " : ", ", known[i]);
+	return rules_fail(&p->lx, at, "unknown %s \"%.40s\"%s (expected %s)",
+	    what, s, rules_did_you_mean(dym, sizeof(dym), s, strlen(s), known, n),
+	    list);
+}
+
 static int
 prefix_decision(struct rules_parser *p, struct rules_call *c)
 {
@@ -131,8 +157,8 @@ prefix_decision(struct rules_parser *p, struct rules_call *c)
 	if (rules_parse_string(p, "decision", &s, NULL) != 0)
 		return -1;
 	if (rules_decision_parse(s, &c->decision) != 0)
-		return rules_fail(&p->lx, &at, "unknown decision \"%.40s\" "
-		    "(expected allow, prompt, forbidden, run, escalate or deny)", s);
+		return builtin_unknown(p, &at, "decision", s, decisions,
+		    sizeof(decisions) / sizeof(decisions[0]));
 	return 0;
 }
 
@@ -151,6 +177,7 @@ prefix_justification(struct rules_parser *p, struct rules_call *c)
 static int
 prefix_target(struct rules_parser *p, struct rules_call *c)
 {
+	static const char *const names[] = { "static", "setid" };
 	static const struct { const char *name; unsigned bit; } targets[] = {
 		{ "static", RULES_TARGET_STATIC },
 		{ "setid", RULES_TARGET_SETID },
@@ -168,8 +195,7 @@ prefix_target(struct rules_parser *p, struct rules_call *c)
 			if (strcmp(v[i], targets[k].name) == 0)
 				break;
 		if (k == sizeof(targets) / sizeof(targets[0]))
-			return rules_fail(&p->lx, &pos[i], "unknown target "
-			    "\"%.40s\" (expected static or setid)", v[i]);
+			return builtin_unknown(p, &pos[i], "target", v[i], names, 2);
 		c->target |= targets[k].bit;
 	}
 	return 0;
@@ -348,6 +374,70 @@ host_finish(struct rules_parser *p, struct rules_call *c)
 	return 0;
 }
 
+/*
+ * network_rule(host, protocol, decision, justification): Codex writes one
+ * after a network approval.  Checked as Codex checks it, then ignored
+ * with a warning: shellesc's sandbox allows or blocks the network as a
+ * whole (--no-network), not host by host.
+ */
+static int
+net_host(struct rules_parser *p, struct rules_call *c)
+{
+	struct rules_pos at = p->tok.pos;
+
+	if (rules_parse_string(p, "host", &c->name, NULL) != 0)
+		return -1;
+	if (c->name[strspn(c->name, " \t")] == '\0')
+		return rules_fail(&p->lx, &at, "network_rule: host cannot be empty");
+	if (strchr(c->name, '*') != NULL)
+		return rules_fail(&p->lx, &at, "network_rule: host: wildcards "
+		    "are not allowed (as in Codex)");
+	return 0;
+}
+
+static int
+net_protocol(struct rules_parser *p, struct rules_call *c)
+{
+	return rules_parse_string(p, "protocol", &c->protocol, NULL);
+}
+
+static int
+net_decision(struct rules_parser *p, struct rules_call *c)
+{
+	static const char *const known[] = { "allow", "prompt", "forbidden", "deny" };
+	struct rules_pos at = p->tok.pos;
+	const char *s;
+
+	if (rules_parse_string(p, "decision", &s, NULL) != 0)
+		return -1;
+	c->has_decision = true;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(s, known[i]) == 0)
+			return 0;
+	return builtin_unknown(p, &at, "decision", s, known,
+	    sizeof(known) / sizeof(known[0]));
+}
+
+static int
+net_finish(struct rules_parser *p, struct rules_call *c)
+{
+	if (c->name == NULL || c->protocol == NULL || !c->has_decision)
+		return rules_fail(&p->lx, &c->pos, "network_rule: missing "
+		    "argument %s", c->name == NULL ? "host" :
+		    c->protocol == NULL ? "protocol" : "decision");
+	rules_note(&p->lx, &c->pos, RULES_SEV_WARNING, "network_rule(host = "
+	    "\"%.60s\") ignored: shellesc allows or blocks the network as a "
+	    "whole (shellesc run --no-network), not host by host", c->name);
+	return 0;
+}
+
+static const struct rules_param net_params[] = {
+	{ "host", true, net_host },
+	{ "protocol", true, net_protocol },
+	{ "decision", true, net_decision },
+	{ "justification", true, prefix_justification },
+};
+
 static const struct rules_param prefix_params[] = {
 	{ "pattern", true, prefix_pattern },
 	{ "decision", true, prefix_decision },
@@ -367,6 +457,8 @@ static const struct rules_builtin builtins[] = {
 	    sizeof(prefix_params) / sizeof(prefix_params[0]), prefix_finish },
 	{ "host_executable", host_params,
 	    sizeof(host_params) / sizeof(host_params[0]), host_finish },
+	{ "network_rule", net_params,
+	    sizeof(net_params) / sizeof(net_params[0]), net_finish },
 };
 
 const struct rules_builtin *
