@@ -14,7 +14,7 @@
 
 enum {
 	OPT_NO_NETWORK = 256, OPT_DEFAULT, OPT_APPROVER, OPT_PROMPT_TIMEOUT,
-	OPT_JSON, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
+	OPT_JSON, OPT_EXPLAIN, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
 	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE,
 };
 
@@ -58,6 +58,7 @@ static const struct option cli_check_opts[] = {
 	{ "policy", required_argument, NULL, 'p' },
 	{ "default", required_argument, NULL, OPT_DEFAULT },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -206,6 +207,7 @@ cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 	case 'a': o->audit = arg; return 0;
 	case 'v': o->verbose++; return 0;
 	case OPT_JSON: o->json = true; return 0;
+	case OPT_EXPLAIN: o->explain = true; return 0;
 	case OPT_SHELL: o->shell = arg; return 0;
 	case OPT_LOGIN: o->login = 1; return 0;
 	case OPT_NO_LOGIN: o->login = 0; return 0;
@@ -243,8 +245,9 @@ cli_options_check(const struct cli_opts *o, const char *cmd)
 		cli_warnx("%s: --no-exec-writable needs --sandbox landlock", cmd);
 	else if (o->cmd == CLI_RUN && o->argc == 0)
 		cli_warnx("run: no PROGRAM given (see shellesc --help)");
-	else if (o->cmd == CLI_CHECK && o->argc == 0)
-		cli_warnx("check: no ARGV given (see shellesc --help)");
+	else if (o->cmd == CLI_CHECK && o->argc == 0 && o->policies.n == 0)
+		cli_warnx("check: no ARGV given, nor -p FILE whose examples to run "
+		    "(see shellesc --help)");
 	else if (o->cmd == CLI_EXEC && o->command == NULL)
 		cli_warnx("exec: -c COMMAND is required");
 	else if (o->cmd == CLI_EXEC && o->argc > 0)

@@ -72,6 +72,7 @@ struct cli_opts {
 	const char *audit;
 	int verbose;
 	bool json;			/* check */
+	bool explain;			/* check: every matching rule */
 	const char *shell, *cwd, *command; /* exec; mcp: shell */
 	int login, timeout;
 	size_t max_output;		/* mcp: bytes of output a result keeps */
@@ -115,6 +116,15 @@ struct cli_verdict {
 	void *answered_arg;
 };
 
+/* cli-diag.c: what the rules engine reports while loading (a
+ * rules_report_fn).  arg NULL: errors and warnings go to stderr, with the
+ * source line and a caret.  arg a tally: examples' results also go to
+ * stdout, one line each, and everything is counted. */
+struct cli_rules_tally {
+	size_t pass, fail, errors;
+};
+void cli_rules_report(void *arg, const struct rules_error *e);
+
 /* cli-main.c */
 void cli_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -143,6 +153,10 @@ char *cli_path_search(const char *name);	/* NULL: not found (errno) */
 int cli_rules_open(struct cli *c);
 void cli_rules_close(struct cli *c);
 /* Decide the program that will run; request or a file of check's. */
+/* Every rule that matches f with argv (rules_explain), under the lock. */
+void cli_rules_explain(struct cli *c, const struct rules_file *f,
+    char *const *argv, void (*fn)(void *arg, const struct rules_hit *h),
+    void *arg);
 void cli_rules_decide(struct cli *c, const struct rules_file *f, char *const *argv,
     struct cli_verdict *v);
 void cli_rules_decide_request(struct cli *c, const struct shellesc_request *req,
@@ -206,6 +220,18 @@ void cli_audit_end(struct cli *c, const struct shellesc_request *req,
     int exit_code, int sig, double seconds);
 
 /* cli-json.c: see cli-json.h, which only the files writing JSON include */
+
+/* check's exit status: the decision (shellesc(1)); CLI_EXIT_FAIL if
+ * check failed.  Running examples: 0 all held, 1 not. */
+#define CLI_CHECK_RUN		0
+#define CLI_CHECK_ESCALATE	1
+#define CLI_CHECK_PROMPT	2
+#define CLI_CHECK_DENY		3
+#define CLI_CHECK_FAILED	1
+int cli_check_status(enum rules_decision d);
+/* cli-check-tests.c: check -p FILE... without ARGV: every example of the
+ * files, a line each. */
+int cli_check_tests(struct cli *c);
 
 /* cli-run.c, cli-check.c, cli-exec.c, cli-mcp.c: a command's exit status */
 int cli_run(struct cli *c);
