@@ -28,7 +28,7 @@
 #include "server.h"
 
 struct conn *
-conn_new(struct loop *l, int fd)
+conn_new(struct loop *l, int fd, struct peer *p)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 
@@ -36,6 +36,12 @@ conn_new(struct loop *l, int fd)
 		return NULL;
 	c->loop = l;
 	c->fd = fd;
+	c->peer = p;
+	c->handshaking = true;
+	p->streams++;
+	p->handshakes++;
+	l->nconns++;
+	l->handshakes++;
 	c->pidfd = -1;
 	c->state = CONN_READ_EXEC;
 	c->wfd = (struct watch){ WATCH_STREAM, c };
@@ -46,6 +52,27 @@ conn_new(struct loop *l, int fd)
 		c->next->prev = c;
 	l->conns = c;
 	return c;
+}
+
+void
+conn_handshake_done(struct conn *c)
+{
+	if (!c->handshaking)
+		return;
+	c->handshaking = false;
+	c->peer->handshakes--;
+	c->loop->handshakes--;
+}
+
+/* c no longer counts against its process's and the session's bounds. */
+static void
+conn_uncount(struct conn *c)
+{
+	conn_handshake_done(c);
+	c->peer->streams--;
+	c->loop->nconns--;
+	peer_put(&c->loop->peers, c->peer);
+	c->peer = NULL;
 }
 
 /* Keep loop.rx_pending in step with the payload buffer c holds. */
@@ -134,6 +161,7 @@ conn_free(struct conn *c)
 	else
 		request_free(c->req);
 	c->req = NULL;
+	conn_uncount(c);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -179,6 +207,7 @@ conn_take_exec(struct conn *c, const struct msg *m)
 	struct loop *l = c->loop;
 	int r;
 
+	conn_handshake_done(c);
 	if (m->type != SHELLESC_MSG_EXEC)
 		return conn_refuse(c, "expected an exec request, got message type %d", (int)m->type), -1;
 	if (m->cwd.p[0] != '/')
@@ -252,7 +281,7 @@ conn_start_escalated(struct conn *c, const struct msg *m)
 		return conn_refuse(c, "expected the hand-over, got message type %d", (int)m->type), -1;
 	if (c->rx.nfds != m->ndest)
 		return conn_refuse(c, "hand-over names %zu fds but carries %zu", m->ndest, c->rx.nfds), -1;
-	if ((env = scrub_env(req->ex.env, c->loop->cfg->scrub)) == NULL)
+	if ((env = escenv_build(c->loop->cfg, c->loop->s->own_env, req->ex.env)) == NULL)
 		return conn_refuse(c, "out of memory"), -1;
 	p.env = env;
 	r = conn_spawn(c, m, &p);

@@ -177,7 +177,7 @@ spawn_exec(const struct spawn_spec *sp)
 }
 
 static void __attribute__((noreturn))
-spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent)
+spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent, const struct rlimit *nofile)
 {
 	int e;
 
@@ -187,8 +187,10 @@ spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent)
 	    getppid() != parent))
 		_exit(127);
 	spawn_child_signals();
+	/* the fd limit last: the fds above it were moved with it raised */
 	if ((errfd = spawn_child_fds(sp, errfd)) >= 0 &&
-	    (sp->cwd == NULL || chdir(sp->cwd) == 0))
+	    (sp->cwd == NULL || chdir(sp->cwd) == 0) &&
+	    (nofile == NULL || setrlimit(RLIMIT_NOFILE, nofile) == 0))
 		spawn_exec(sp);
 	e = errno;
 	if (errfd >= 0)
@@ -219,6 +221,8 @@ int
 spawn_run(const struct spawn_spec *sp, pid_t *pid, int *pidfd)
 {
 	pid_t parent = getpid();
+	struct rlimit nofile;
+	bool restore = fdlimit_for_children(&nofile);
 	int pfd[2], r;
 
 	if (pipe2(pfd, O_CLOEXEC) != 0)
@@ -230,7 +234,7 @@ spawn_run(const struct spawn_spec *sp, pid_t *pid, int *pidfd)
 		return r;
 	}
 	if (*pid == 0)
-		spawn_child(sp, pfd[1], parent);
+		spawn_child(sp, pfd[1], parent, restore ? &nofile : NULL);
 	close(pfd[1]);
 	if (sp->new_pgrp)
 		setpgid(*pid, *pid);	/* also here: no race with a signal to the group */
