@@ -52,6 +52,9 @@ cli_run_child(struct cli *c, const char *path, char **env, char **shargv, int ep
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* the fd limit we had before the session raised it (a failure changes nothing) */
+	if (c->nofile.rlim_cur != RLIM_INFINITY)
+		setrlimit(RLIMIT_NOFILE, &c->nofile);
 	if (c->ruleset >= 0 && (r = cli_landlock_enter(c->ruleset)) != 0) {
 		e.landlock = 1;
 		e.err = -r;

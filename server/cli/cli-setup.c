@@ -19,6 +19,8 @@
 #include "cli.h"
 #include "path.h"
 
+extern char **environ;
+
 /* What execve(2) would say of candidate, without running it: 0 for an
  * executable regular file (copied into arg, PATH_MAX bytes), else the
  * errno it would fail with. */
@@ -70,6 +72,11 @@ cli_setup_writable(struct cli *c)
 		cli_warn("the current directory");
 		return -1;
 	}
+	if (base && asprintf(&c->outer_tmpdir, "TMPDIR=%s", base) < 0) {
+		cli_warnx("out of memory");
+		free(cwd);
+		return -1;
+	}
 	if (asprintf(&c->tmpdir, "%s/shellesc.XXXXXX", base && *base ? base : "/tmp") < 0)
 		c->tmpdir = NULL;
 	else if (mkdtemp(c->tmpdir) == NULL) {
@@ -119,6 +126,29 @@ cli_setup_parts(struct cli *c, struct shellesc_config *cfg)
 	return 0;
 }
 
+/*
+ * Our own environment as escalated commands are to see it: the private
+ * TMPDIR is the sandbox's (writable from inside), so theirs is the one we
+ * were started with.  A new pointer array (NULL: out of memory).
+ */
+static char **
+cli_setup_own_env(struct cli *c)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	if ((env = calloc(n + 2, sizeof(char *))) == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (c->tmpdir == NULL || strncmp(environ[i], "TMPDIR=", 7) != 0)
+			env[k++] = environ[i];
+	if (c->tmpdir != NULL && c->outer_tmpdir != NULL)
+		env[k] = c->outer_tmpdir;
+	return env;
+}
+
 static int
 cli_setup_session(struct cli *c)
 {
@@ -126,16 +156,24 @@ cli_setup_session(struct cli *c)
 		.policy = cli_policy, .policy_arg = c,
 		.ended = cli_policy_ended, .ended_arg = c,
 		.log = cli_policy_log, .log_arg = c,
+		.pass_env = (const char *const *)c->o.pass_env.v,
 	};
+	char **own = cli_setup_own_env(c);
 	int r;
 
-	if (cli_setup_parts(c, &cfg) != 0)
-		return -1;
-	if ((r = shellesc_session_start(&cfg, &c->s)) != 0) {
-		cli_warnx("cannot start a session: %s", strerror(-r));
+	if (own == NULL) {
+		cli_warnx("out of memory");
 		return -1;
 	}
-	return 0;
+	cfg.session_env = own;
+	/* what PROGRAM gets back (cli-run.c), before the session raises it */
+	if (getrlimit(RLIMIT_NOFILE, &c->nofile) != 0)
+		c->nofile.rlim_cur = c->nofile.rlim_max = RLIM_INFINITY;
+	r = cli_setup_parts(c, &cfg) == 0 ? shellesc_session_start(&cfg, &c->s) : 1;
+	free(own);
+	if (r < 0)
+		cli_warnx("cannot start a session: %s", strerror(-r));
+	return r == 0 ? 0 : -1;
 }
 
 int
@@ -168,6 +206,8 @@ cli_teardown(struct cli *c)
 		free(c->tmpdir);
 		c->tmpdir = NULL;
 	}
+	free(c->outer_tmpdir);
+	c->outer_tmpdir = NULL;
 	cli_audit_close(c);
 	cli_rules_close(c);
 }

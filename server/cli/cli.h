@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/resource.h>
 
 #include "rules.h"
 #include "shellesc.h"
@@ -51,6 +52,7 @@ struct cli_opts {
 	unsigned intercept;		/* SHELLESC_INTERCEPT_* */
 	enum cli_sandbox sandbox;
 	struct cli_strv writable;	/* -w; empty: the defaults */
+	struct cli_strv pass_env;	/* --pass-env: to escalated commands */
 	bool no_network;
 	enum rules_decision dflt;	/* --default */
 	const char *approver;
@@ -76,6 +78,8 @@ struct cli {
 	struct shellesc_session *s;
 	int ruleset;			/* Landlock ruleset fd, or -1 */
 	char *tmpdir;			/* the private temporary directory, or NULL */
+	char *outer_tmpdir;		/* "TMPDIR=..." before it was set to tmpdir, or NULL */
+	struct rlimit nofile;		/* our fd limit before the session raised it */
 };
 
 /*
