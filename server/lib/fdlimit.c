@@ -63,8 +63,10 @@ fdlimit_for_children(struct rlimit *out)
 	bool raised;
 
 	pthread_mutex_lock(&fdlimit_mu);
-	if ((raised = fdlimit_raised))
-		*out = fdlimit_before;
+	raised = fdlimit_raised && getrlimit(RLIMIT_NOFILE, out) == 0;
+	/* the old soft limit under today's hard one, which may have moved */
+	if (raised && fdlimit_before.rlim_cur < out->rlim_max)
+		out->rlim_cur = fdlimit_before.rlim_cur;
 	pthread_mutex_unlock(&fdlimit_mu);
 	return raised;
 }

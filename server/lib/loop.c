@@ -119,7 +119,7 @@ loop_admit(struct loop *l, int fd)
 	else if (p && p->streams >= l->max_per_peer)
 		loop_busy(l, fd, &p->warned, "server busy: process %ld has %zu requests in flight",
 		    (long)cr.pid, p->streams);
-	else if (l->nconns >= l->max_conns || l->handshakes >= l->max_conns / 2)
+	else if (l->nconns >= l->max_conns || l->handshakes >= (l->max_conns + 1) / 2)
 		loop_busy(l, fd, &l->busy_warned, "server busy: %zu requests in flight "
 		    "in the session", l->nconns);
 	else if ((p = peer_get(&l->peers, cr.uid, cr.pid)) == NULL)

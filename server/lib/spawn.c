@@ -187,11 +187,13 @@ spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent, const struct r
 	    getppid() != parent))
 		_exit(127);
 	spawn_child_signals();
-	/* the fd limit last: the fds above it were moved with it raised */
 	if ((errfd = spawn_child_fds(sp, errfd)) >= 0 &&
-	    (sp->cwd == NULL || chdir(sp->cwd) == 0) &&
-	    (nofile == NULL || setrlimit(RLIMIT_NOFILE, nofile) == 0))
+	    (sp->cwd == NULL || chdir(sp->cwd) == 0)) {
+		/* last: fds above it were moved with it raised; a failure leaves it high */
+		if (nofile != NULL)
+			setrlimit(RLIMIT_NOFILE, nofile);
 		spawn_exec(sp);
+	}
 	e = errno;
 	if (errfd >= 0)
 		while (write(errfd, &e, sizeof(e)) < 0 && errno == EINTR)
