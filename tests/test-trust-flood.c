@@ -362,9 +362,17 @@ asker_main(int session_fd, int n, int report, int go)
 	int streams[16];
 	char buf[256], c;
 
-	for (int i = 0; i < n; i++)
-		if ((streams[i] = handshake_connect(session_fd)) < 0 || msg_send_exec(streams[i], &e) != 0)
+	/* as clients do: the request first, then the hand-over, so that a
+	 * refusal is an answer to read, not a send that fails */
+	for (int i = 0; i < n; i++) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
+		    msg_send_exec(sv[0], &e) != 0 || handshake_send(session_fd, sv[1]) != 0)
 			_exit(2);
+		close(sv[1]);
+		streams[i] = sv[0];
+	}
 	for (int i = 0; i < n; i++) {
 		struct pollfd p = { .fd = streams[i], .events = POLLIN };
 		ssize_t got = poll(&p, 1, 500 * th_slowdown()) == 1 ?
