@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helpers/base.h"
 #include "helpers/cli.h"
 #include "helpers/rules.h"
 #include "helpers/user.h"
@@ -41,26 +42,15 @@ teardown(void)
 
 TestSuite(cli_env, .init = setup, .fini = teardown, .timeout = TC_TIMEOUT);
 
-static bool
-has_line(const char *text, const char *line)
-{
-	size_t n = strlen(line);
-
-	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (strncmp(l, line, n) == 0 && (l[n] == '\n' || l[n] == '\0'))
-			return true;
-	return false;
-}
-
 Test(cli_env, pass_env_passes_by_name_only)
 {
 	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper",
 	    "--pass-env", "ORDINARY", "--", "bash", "-c",
 	    TC_GATE "ORDINARY=x OTHER=y G env; echo \"env: $?\""));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
-	cr_assert(has_line(r.out, "env: 0"), "%s", r.out);
-	cr_assert(has_line(r.out, "ORDINARY=x"), "%s", r.out);
-	cr_assert(has_line(r.out, "PATH=/usr/bin:/bin"), "%s", r.out);
+	cr_assert(th_has_line(r.out, "env: 0"), "%s", r.out);
+	cr_assert(th_has_line(r.out, "ORDINARY=x"), "%s", r.out);
+	cr_assert(th_has_line(r.out, "PATH=/usr/bin:/bin"), "%s", r.out);
 	cr_assert_null(strstr(r.out, "OTHER="), "%s", r.out);
 }
 
@@ -100,7 +90,7 @@ Test(cli_env, escalated_commands_get_the_outer_tmpdir)
 	    "--", "bash", "-c", TC_GATE "echo \"in: $TMPDIR\"; G env"));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_not_null(strstr(r.out, "in: /tmp/shellesc."), "%s", r.out);
-	cr_assert(has_line(r.out, "TMPDIR=/tmp"), "%s", r.out);
+	cr_assert(th_has_line(r.out, "TMPDIR=/tmp"), "%s", r.out);
 }
 
 /* shellesc raises its own fd limit; PROGRAM and escalated commands get ours back. */
@@ -119,9 +109,9 @@ Test(cli_env, the_fd_limit_is_raised_for_the_server_only)
 	    " grep '^Max open files' /proc/$PPID/limits | tr -s ' ' | cut -d' ' -f4,5"));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	snprintf(want, sizeof(want), "%lu %lu", (unsigned long)rl.rlim_max, (unsigned long)rl.rlim_max);
-	cr_assert(has_line(r.out, "in: 512"), "%s", r.out);
-	cr_assert(has_line(r.out, "escalated: 512"), "%s", r.out);
-	cr_assert(has_line(r.out, want), "shellesc's own limit is not %s:\n%s", want, r.out);
+	cr_assert(th_has_line(r.out, "in: 512"), "%s", r.out);
+	cr_assert(th_has_line(r.out, "escalated: 512"), "%s", r.out);
+	cr_assert(th_has_line(r.out, want), "shellesc's own limit is not %s:\n%s", want, r.out);
 }
 
 /* --- the attacks, end to end ------------------------------------------------ */
@@ -233,8 +223,8 @@ Test(cli_env, environment_attacks_from_the_sandbox)
 	cr_assert(!fsm && !trace && !gzip, "the caller's choice ran outside:%s%s%s",
 	    fsm ? " its core.fsmonitor;" : "", trace ? " git wrote its GIT_TRACE file;" : "",
 	    gzip ? " its SBX/gzip under zcat" : "");
-	cr_assert(has_line(o, "git: 0"), "%s", o);
-	cr_assert(has_line(o, "hello") && has_line(o, "zcat: 0"), "%s", o);
+	cr_assert(th_has_line(o, "git: 0"), "%s", o);
+	cr_assert(th_has_line(o, "hello") && th_has_line(o, "zcat: 0"), "%s", o);
 	free(o);
 	free(err);
 	for (size_t i = 0; i < 4; i++)

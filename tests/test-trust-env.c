@@ -135,18 +135,6 @@ te_attack(const char *cwd, char *const env[], const char *file, char *const argv
 	return st;
 }
 
-/* Does text hold the line "entry"? */
-static bool
-te_has_line(const char *text, const char *entry)
-{
-	size_t n = strlen(entry);
-
-	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (strncmp(l, entry, n) == 0 && (l[n] == '\n' || l[n] == '\0'))
-			return true;
-	return false;
-}
-
 /* Does text hold a line starting with "NAME="? */
 static bool
 te_has_name(const char *text, const char *name)
@@ -195,9 +183,9 @@ Test(trust_env, the_session_not_the_caller_sets_the_environment)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
 	cr_log_info("the escalated env:\n%s", o);
 	/* the session's own */
-	cr_assert(te_has_line(o, te_session_env()[0]), "not the session's HOME:\n%s", o);
-	cr_assert(te_has_line(o, "PATH=/usr/bin:/bin"), "not the session's PATH:\n%s", o);
-	cr_assert(te_has_line(o, "USER=owner") && te_has_line(o, "TMPDIR=/tmp"), "%s", o);
+	cr_assert(th_has_line(o, te_session_env()[0]), "not the session's HOME:\n%s", o);
+	cr_assert(th_has_line(o, "PATH=/usr/bin:/bin"), "not the session's PATH:\n%s", o);
+	cr_assert(th_has_line(o, "USER=owner") && th_has_line(o, "TMPDIR=/tmp"), "%s", o);
 	cr_assert_not(te_has_name(o, "SHELL"), "SHELL is the session's (unset):\n%s", o);
 	cr_assert_not(te_has_name(o, "XDG_CONFIG_HOME"), "XDG_CONFIG_HOME is the session's:\n%s", o);
 	cr_assert_not(te_has_name(o, "SERVER_ONLY"), "only named variables come from the session");
@@ -210,8 +198,8 @@ Test(trust_env, the_session_not_the_caller_sets_the_environment)
 	static const char *const kept[] = { "LANG=C.UTF-8", "LC_TIME=C", "TERM=xterm-256color",
 		"TZ=Europe/Paris", "COLUMNS=80", "NO_COLOR=1" };
 	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
-		cr_assert(te_has_line(o, kept[i]), "%s did not pass:\n%s", kept[i], o);
-	cr_assert_not(te_has_line(o, "LANG=de_DE.UTF-8"), "a second LANG passed:\n%s", o);
+		cr_assert(th_has_line(o, kept[i]), "%s did not pass:\n%s", kept[i], o);
+	cr_assert_not(th_has_line(o, "LANG=de_DE.UTF-8"), "a second LANG passed:\n%s", o);
 	/* the policy still sees all of the caller's */
 	cr_assert(ts_req_env_has(&tp, "LD_PRELOAD=/nonexistent/evil.so"));
 	cr_assert(ts_req_env_has(&tp, hostile_home));
@@ -349,9 +337,9 @@ Test(trust_env, pass_env_takes_named_variables_from_the_caller)
 	env = te_caller_env(caller);
 	st = te_attack(sbx, env, "/usr/bin/env", TS_V("env"), &o);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
-	cr_assert(te_has_line(o, "ORDINARY=plain"), "%s", o);
-	cr_assert(te_has_line(o, "GIT_AUTHOR_NAME=A U Thor"), "%s", o);
-	cr_assert(te_has_line(o, "LC_MESSAGES=../as/is"), "passed by name: as it is\n%s", o);
+	cr_assert(th_has_line(o, "ORDINARY=plain"), "%s", o);
+	cr_assert(th_has_line(o, "GIT_AUTHOR_NAME=A U Thor"), "%s", o);
+	cr_assert(th_has_line(o, "LC_MESSAGES=../as/is"), "passed by name: as it is\n%s", o);
 	cr_assert_not(te_has_name(o, "OTHER"), "%s", o);
 	free(o);
 	shellesc_env_free(env);
@@ -397,8 +385,8 @@ Test(trust_env, the_sessions_own_variables_are_taken_at_start)
 	env = te_caller_env(caller);
 	st = te_attack(sbx, env, "/usr/bin/env", TS_V("env"), &o);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
-	cr_assert(te_has_line(o, te_session_env()[0]), "HOME as the session started:\n%s", o);
-	cr_assert(te_has_line(o, "PATH=/usr/bin:/bin"), "relative PATH entries:\n%s", o);
+	cr_assert(th_has_line(o, te_session_env()[0]), "HOME as the session started:\n%s", o);
+	cr_assert(th_has_line(o, "PATH=/usr/bin:/bin"), "relative PATH entries:\n%s", o);
 	cr_assert_not(te_has_name(o, "TMPDIR"), "%s", o);
 	free(o);
 	shellesc_env_free(env);

@@ -203,18 +203,10 @@ escenv_capture(char *const *src)
 		if ((out[k] = escenv_session_entry(src, i, &nomem)) != NULL)
 			k++;
 	if (nomem) {
-		escenv_free(out);
+		shellesc_env_free(out);
 		return NULL;
 	}
 	return out;
-}
-
-void
-escenv_free(char **env)
-{
-	for (size_t i = 0; env && env[i]; i++)
-		free(env[i]);
-	free(env);
 }
 
 /* Whether the caller's entry e (its name len bytes long) goes in; taken[] marks names seen. */

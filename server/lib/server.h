@@ -79,9 +79,9 @@ bool scrub_match(const char *entry, const char *const *scrub);
 /* --- escenv.c: an escalated command's environment --------------------- */
 struct loop;
 /* The session's own values of the variables escalated commands take from
- * the session, copied from src ("NAME=value" array); NULL on ENOMEM. */
+ * the session, copied from src ("NAME=value" array; shellesc_env_free
+ * frees it); NULL on ENOMEM. */
 char **escenv_capture(char *const *src);
-void escenv_free(char **env);
 bool escenv_is_session_name(const char *name);
 /* 0, or -EINVAL (logged) when names holds one pass_env may not pass. */
 int escenv_check_pass(const struct loop *l, const char *const *names);

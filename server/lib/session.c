@@ -112,8 +112,8 @@ session_free(struct shellesc_session *s)
 {
 	for (size_t i = 0; i < sizeof(s->env) / sizeof(s->env[0]); i++)
 		free(s->env[i]);
-	escenv_free(s->own_env);
-	escenv_free(s->pass_env);
+	shellesc_env_free(s->own_env);
+	shellesc_env_free(s->pass_env);
 	if (s->loop.sock >= 0)
 		close(s->loop.sock);
 	if (s->client_fd >= 0)
