@@ -46,6 +46,9 @@ double bn_median(double *v, size_t n);		/* sorts v */
 double bn_pct(double *v, size_t n, double p);	/* sorts v; p in 0..100 */
 /* "path" under the build tree, in a static rotating buffer. */
 const char *bn_path(const struct bn_opts *o, const char *rel);
+/* The parts measured, under the build tree. */
+#define BN_WRAPPER	"wrapper/shellesc-execve-wrapper"
+#define BN_PRELOAD	"preload/.libs/libshellesc_preload.so"
 bool bn_exists(const char *path);
 /* What a run cost: wall time from spawn to exit, and CPU time (user +
  * system) of the whole process tree plus this process (the session's loop

@@ -1,9 +1,10 @@
 /*
  * shellesc-bench [--builddir DIR] [--zsh PATH] [--sudo] [--rounds N]
- *                [--scale X] [--only SECTION] [--json FILE]
+ *                [--scale X] [--only SECTION] [--json FILE] [--commit REV]
  *
  * Runs the benchmarks of docs/performance.md and prints one table; with
- * --json, writes it too.  `make bench` runs it through bench/run.sh, which
+ * --json, writes it too.  REV names the code measured (bench/run.sh gives
+ * `git describe --always --dirty`).  `make bench` runs it through bench/run.sh, which
  * installs and configures sudo's intercept mode when run as root.
  */
 #include "config.h"
@@ -121,7 +122,7 @@ bn_machine(char *buf, size_t size, double load[3])
 }
 
 static void
-bn_report(const char *json, const char *started, double load0[3])
+bn_report(const char *json, const char *commit, const char *started, double load0[3])
 {
 	char machine[256], now[64];
 	double load[3];
@@ -138,8 +139,8 @@ bn_report(const char *json, const char *started, double load0[3])
 		printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", r->section, r->name, r->value,
 		    r->unit, r->ratio, r->target, r->holds, r->note);
 	}
-	printf("\nmachine: %s\nstarted %s, ended %s; load average %.2f %.2f %.2f at the start, %.2f %.2f %.2f at the end\n",
-	    machine, started, now, load0[0], load0[1], load0[2], load[0], load[1], load[2]);
+	printf("\ncommit: %s\nmachine: %s\nstarted %s, ended %s; load average %.2f %.2f %.2f at the start, %.2f %.2f %.2f at the end\n",
+	    commit, machine, started, now, load0[0], load0[1], load0[2], load[0], load[1], load[2]);
 	if (json == NULL)
 		return;
 	if ((f = fopen(json, "w")) == NULL) {
@@ -147,6 +148,7 @@ bn_report(const char *json, const char *started, double load0[3])
 		return;
 	}
 	fprintf(f, "{\n  ");
+	bn_json_str(f, "commit", commit, ", ");
 	bn_json_str(f, "machine", machine, ", ");
 	bn_json_str(f, "started", started, ", ");
 	bn_json_str(f, "ended", now, ",\n  ");
@@ -182,7 +184,7 @@ main(int argc, char **argv)
 		{ "io", bn_io }, { "memory", bn_memory }, { "load", bn_load },
 	};
 	struct bn_opts o = { .builddir = ".", .rounds = 7, .scale = 1 };
-	const char *json = NULL;
+	const char *json = NULL, *commit = "unknown";
 	char started[64];
 	double load0[3];
 	time_t t = time(NULL);
@@ -204,9 +206,11 @@ main(int argc, char **argv)
 			o.only = v;
 		else if (v && strcmp(argv[i], "--json") == 0 && ++i)
 			json = v;
+		else if (v && strcmp(argv[i], "--commit") == 0 && ++i)
+			commit = v;
 		else {
 			fprintf(stderr, "usage: shellesc-bench [--builddir DIR] [--zsh PATH] [--sudo] "
-			    "[--rounds N] [--scale X] [--only SECTION] [--json FILE]\n");
+			    "[--rounds N] [--scale X] [--only SECTION] [--json FILE] [--commit REV]\n");
 			return 2;
 		}
 	}
@@ -220,6 +224,6 @@ main(int argc, char **argv)
 		printf("== %s\n", sections[i].name);
 		sections[i].run(&o);
 	}
-	bn_report(json, started, load0);
+	bn_report(json, commit, started, load0);
 	return 0;
 }

@@ -7,9 +7,10 @@
 # Without root, the sudo rows are reported as not measured.  ZSH is a zsh
 # built by patches/build-shell.sh; when empty, the one `make shells` builds
 # (BUILDDIR/shells/bin/zsh) is used if it is there.  The results go to
-# BUILDDIR/bench/results.json.
+# BUILDDIR/bench/results.json, with the commit of this checkout.
 set -eu
 builddir=$1
+commit=$(git -C "$(dirname "$0")" describe --always --dirty 2>/dev/null || echo unknown)
 zsh=${2:-}
 shift $(($# < 2 ? $# : 2))
 
@@ -41,4 +42,4 @@ fi
 
 echo "bench: load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 "$builddir/bench/shellesc-bench" --builddir "$builddir" --zsh "$zsh" $sudo_opt \
-	--json "$builddir/bench/results.json" "$@"
+	--commit "$commit" --json "$builddir/bench/results.json" "$@"

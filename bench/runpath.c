@@ -206,7 +206,7 @@ bn_runpath(const struct bn_opts *o)
 	double floor_us;
 
 	rp_o = o;
-	snprintf(ld, sizeof(ld), "LD_PRELOAD=%s", bn_path(o, "preload/.libs/libshellesc_preload.so"));
+	snprintf(ld, sizeof(ld), "LD_PRELOAD=%s", bn_path(o, BN_PRELOAD));
 	snprintf(noop, sizeof(noop), "LD_PRELOAD=%s", bn_path(o, "bench/.libs/libnoop_preload.so"));
 	floor_us = rp_floor();
 	if (bn_session_start(o, &pre, SHELLESC_INTERCEPT_PRELOAD, SHELLESC_RUN) != 0 ||
@@ -222,7 +222,7 @@ bn_runpath(const struct bn_opts *o)
 			RPV("C fork+execve: plain", RP_DRIVER, false, NULL, ndrv),
 			RPV("C fork+execve: preload (run everything)", RP_DRIVER, false, &pre, ndrv),
 			RPV("C fork+execve: via the wrapper", RP_DRIVER, false, &wrap, ndrv,
-			    .via = "wrapper/shellesc-execve-wrapper"),
+			    .via = BN_WRAPPER),
 			/*
 			 * Context: what no design of each kind can avoid (any LD_PRELOAD
 			 * library; any program exec'd before the target), and ours

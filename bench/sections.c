@@ -118,7 +118,7 @@ bn_io(const struct bn_opts *o)
 	double plain[16], esc[16];
 	int rounds = o->rounds < 16 ? o->rounds : 16, asked;
 	char *cat[] = { "/bin/cat", NULL };
-	char *wcat[] = { (char *)bn_path(o, "wrapper/shellesc-execve-wrapper"), "/bin/cat", "cat", NULL };
+	char *wcat[] = { (char *)bn_path(o, BN_WRAPPER), "/bin/cat", "cat", NULL };
 
 	if (bn_session_start(o, &b, SHELLESC_INTERCEPT_WRAPPER, SHELLESC_ESCALATE) != 0)
 		return;

@@ -190,8 +190,8 @@ bn_session_start(const struct bn_opts *o, struct bn_session *b, unsigned interce
     enum shellesc_action action)
 {
 	struct shellesc_config cfg = { .policy = bn_policy, .policy_arg = b, .intercept = intercept,
-	    .wrapper_path = bn_path(o, "wrapper/shellesc-execve-wrapper"),
-	    .preload_path = bn_path(o, "preload/.libs/libshellesc_preload.so") };
+	    .wrapper_path = bn_path(o, BN_WRAPPER),
+	    .preload_path = bn_path(o, BN_PRELOAD) };
 	int r;
 
 	b->action = action;

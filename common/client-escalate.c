@@ -1,7 +1,9 @@
 /*
  * client-escalate.c: the caller's side of an escalated command.  The caller
  * stays the process its parent waits for: it forwards signals to the
- * command and ends exactly as the command ended.
+ * command, stops when the command stops (so a job-control shell sees its
+ * job stop, and its SIGCONT, forwarded, continues the command), and ends
+ * exactly as the command ended.
  */
 #include "config.h"
 
@@ -93,6 +95,30 @@ client_forward_pending(int stream)
 	return r;
 }
 
+/*
+ * Stop as the command stopped: its stop signal, with the default action for
+ * the moment, so the parent's wait reports the same signal.  Returns once
+ * continued; the SIGCONT stays blocked until ppoll, which forwards it.
+ */
+static void
+client_stop_like(int sig)
+{
+	struct sigaction dfl, old;
+	sigset_t set, oldmask;
+
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU && sig != SIGSTOP)
+		return;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(sig, &dfl, &old);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, &oldmask);
+	raise(sig);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	sigaction(sig, &old, NULL);
+}
+
 static int
 client_take_result(const struct msg *m, struct client_result *res)
 {
@@ -112,17 +138,15 @@ client_take_result(const struct msg *m, struct client_result *res)
 	return 0;
 }
 
-/* Wait for the result frame, forwarding signals caught meanwhile. */
+/* Wait for one frame, forwarding signals caught meanwhile. */
 static int
-client_wait_result(int stream, const sigset_t *wait, struct client_result *res)
+client_wait_frame(int stream, const sigset_t *wait, uint8_t *buf, size_t size, struct msg *m)
 {
-	uint8_t buf[SHELLESC_REPLY_MAX];
 	struct pollfd pfd = { .fd = stream, .events = POLLIN };
 	struct frame_rx rx;
-	struct msg m;
 	int r = SE_ERR_AGAIN;
 
-	frame_rx_init(&rx, buf, sizeof(buf), 0);
+	frame_rx_init(&rx, buf, size, 0);
 	while (r == SE_ERR_AGAIN) {
 		if (ppoll(&pfd, 1, NULL, wait) < 0) {
 			if (errno != EINTR)
@@ -134,9 +158,21 @@ client_wait_result(int stream, const sigset_t *wait, struct client_result *res)
 		}
 		r = frame_rx_feed(&rx, stream);
 	}
-	if (r == 0 && (r = msg_decode(rx.buf, rx.len, &m)) == 0)
-		r = client_take_result(&m, res);
-	return r;
+	return r == 0 ? msg_decode(rx.buf, rx.len, m) : r;
+}
+
+/* Wait for the result, stopping whenever the command stops meanwhile. */
+static int
+client_wait_result(int stream, const sigset_t *wait, struct client_result *res)
+{
+	uint8_t buf[SHELLESC_REPLY_MAX];
+	struct msg m;
+	int r;
+
+	while ((r = client_wait_frame(stream, wait, buf, sizeof(buf), &m)) == 0 &&
+	    m.type == SHELLESC_MSG_STOPPED)
+		client_stop_like((int)m.signal);
+	return r == 0 ? client_take_result(&m, res) : r;
 }
 
 int
@@ -152,7 +188,7 @@ client_escalate(struct client_req *req, struct client_result *res)
 	 * it should get must not kill us instead (it stays blocked until ppoll). */
 	client_trap(old, &oldmask, &wait);
 	if ((r = client_dup_stdio(fds)) == 0) {
-		r = msg_send_handover(req->stream, dest, fds, 3);
+		r = msg_send_handover_follow(req->stream, dest, fds, 3);
 		fdpass_close_all(fds, 3);
 	}
 	if (r == 0)

@@ -38,10 +38,10 @@ client_fd_value(const char *v)
 	long n = 0;
 
 	if (*v == '\0' || strlen(v) > 9)
-		return -1;
+		return SE_ERR_RANGE;
 	for (; *v; v++) {
 		if (*v < '0' || *v > '9')
-			return -1;
+			return SE_ERR_RANGE;
 		n = n * 10 + (*v - '0');
 	}
 	return (int)n;
@@ -59,7 +59,7 @@ client_session_fd(char *const *envp, int *fd)
 	if (v == NULL)
 		return SE_ERR_NO_SESSION;
 	if ((*fd = client_fd_value(v)) < 0)
-		return SE_ERR_RANGE;
+		return *fd;
 	return client_check_socket(*fd);
 }
 

@@ -29,7 +29,8 @@
  */
 int client_session_fd(char *const *envp, int *fd);
 
-/* An fd number as the environment gives it: 1-9 decimal digits, else -1. */
+/* An fd number as the environment gives it (1-9 decimal digits, nothing
+ * else), or SE_ERR_RANGE. */
 int client_fd_value(const char *v);
 
 /* Check that fd is an open AF_UNIX SOCK_DGRAM socket. */
@@ -77,8 +78,10 @@ struct client_result {
  * Escalate: hand the server dups of stdin, stdout and stderr (ours stay
  * open; a closed one is replaced by /dev/null), then wait for the result
  * while forwarding SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
- * SIGWINCH and SIGCONT to the command.  Signal dispositions and the mask
- * are restored before it returns.  Closes req->stream.
+ * SIGWINCH and SIGCONT to the command, and stopping with the command's stop
+ * signal whenever the server says it stopped (the hand-over asks for that:
+ * "follow_stops").  Signal dispositions and the mask are restored before it
+ * returns.  Closes req->stream.
  */
 int client_escalate(struct client_req *req, struct client_result *res);
 

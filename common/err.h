@@ -1,9 +1,12 @@
 /*
- * err.h: the one error idiom of shellesc's libraries.
+ * err.h: the error idiom of common/ (the protocol, framing, fd passing and
+ * the client).  Each layer of shellesc has its own (docs/architecture.md).
  *
- * Functions return 0 (or a count) on success and a negative SE_ERR_* code
- * on failure; se_strerror() names the failure.  SE_ERR_SYSTEM means "look
- * at errno", which the failing call leaves set.  Library code never exits.
+ * Functions return 0 (or a count, or a value such as an fd number) on
+ * success and a negative SE_ERR_* code on failure; se_strerror() names the
+ * failure.  SE_ERR_SYSTEM means "look at errno", which the failing call
+ * leaves set.  Nothing in common/ prints (but client_say) or exits (but
+ * client_exit_like).
  */
 #ifndef SHELLESC_ERR_H
 #define SHELLESC_ERR_H

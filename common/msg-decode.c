@@ -19,7 +19,7 @@ struct field {
 
 #define F(k, kind, member, lo, hi) { k, kind, offsetof(struct msg, member), lo, hi }
 static const struct field msg_fields[] = {
-	F("type", K_INT, type, SHELLESC_MSG_EXEC, SHELLESC_MSG_ERROR),
+	F("type", K_INT, type, SHELLESC_MSG_EXEC, SHELLESC_MSG_STOPPED),
 	F("file", K_BYTES, file, 1, SHELLESC_FRAME_MAX),
 	F("argv", K_LIST, argv, 0, 0),
 	F("cwd", K_BYTES, cwd, 1, SHELLESC_FRAME_MAX),
@@ -34,6 +34,7 @@ static const struct field msg_fields[] = {
 	F("core", K_BOOL, core, 0, 0),
 	F("error", K_BYTES, error, 0, SHELLESC_REASON_MAX),
 	F("message", K_BYTES, message, 0, SHELLESC_REASON_MAX),
+	F("follow_stops", K_BOOL, follow_stops, 0, 0),
 };
 #undef F
 #define NFIELDS (sizeof(msg_fields) / sizeof(msg_fields[0]))
@@ -59,6 +60,7 @@ static const char *const *const msg_required[] = {
 	[SHELLESC_MSG_SIGNAL] = (const char *const[]){ "type", "signal", NULL },
 	[SHELLESC_MSG_RESULT] = (const char *const[]){ "type", NULL },
 	[SHELLESC_MSG_ERROR] = (const char *const[]){ "type", "message", NULL },
+	[SHELLESC_MSG_STOPPED] = (const char *const[]){ "type", "signal", NULL },
 };
 
 static const struct field *

@@ -157,29 +157,52 @@ msg_send_decision(int sock, int action, const char *reason)
 	return msg_small_send(&m, sock, NULL, 0);
 }
 
-int
-msg_send_handover(int sock, const int *dest, const int *fds, size_t n)
+static int
+msg_send_handover_opt(int sock, const int *dest, const int *fds, size_t n, bool follow)
 {
 	struct msg_small m;
 
 	if (n > SHELLESC_MAX_FDS)
 		return SE_ERR_TOO_MANY_FDS;
-	msg_small_begin(&m, SHELLESC_MSG_HANDOVER, 2);
+	msg_small_begin(&m, SHELLESC_MSG_HANDOVER, follow ? 3 : 2);
 	msg_key(&m.s, "fds");
 	msgpack_pack_array(&m.s.pk, n);
 	for (size_t i = 0; i < n; i++)
 		msgpack_pack_int(&m.s.pk, dest[i]);
+	if (follow) {
+		msg_key(&m.s, "follow_stops");
+		msgpack_pack_true(&m.s.pk);
+	}
 	return msg_small_send(&m, sock, fds, n);
+}
+
+int
+msg_send_handover(int sock, const int *dest, const int *fds, size_t n)
+{
+	return msg_send_handover_opt(sock, dest, fds, n, false);
+}
+
+int
+msg_send_handover_follow(int sock, const int *dest, const int *fds, size_t n)
+{
+	return msg_send_handover_opt(sock, dest, fds, n, true);
+}
+
+/* signal (client -> server) and stopped (server -> client): a signal number. */
+static int
+msg_send_signo(int sock, int type, int sig)
+{
+	struct msg_small m;
+
+	msg_small_begin(&m, type, 2);
+	msg_key_int(&m.s, "signal", sig);
+	return msg_small_send(&m, sock, NULL, 0);
 }
 
 int
 msg_send_signal(int sock, int sig)
 {
-	struct msg_small m;
-
-	msg_small_begin(&m, SHELLESC_MSG_SIGNAL, 2);
-	msg_key_int(&m.s, "signal", sig);
-	return msg_small_send(&m, sock, NULL, 0);
+	return msg_send_signo(sock, SHELLESC_MSG_SIGNAL, sig);
 }
 
 int
@@ -208,4 +231,10 @@ msg_send_error(int sock, const char *message)
 	msg_small_begin(&m, SHELLESC_MSG_ERROR, 2);
 	msg_key_text(&m.s, "message", message);
 	return msg_small_send(&m, sock, NULL, 0);
+}
+
+int
+msg_send_stopped(int sock, int sig)
+{
+	return msg_send_signo(sock, SHELLESC_MSG_STOPPED, sig);
 }

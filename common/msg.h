@@ -1,5 +1,5 @@
 /*
- * msg.h: the six protocol messages (see docs/protocol.md).
+ * msg.h: the seven protocol messages (see docs/protocol.md).
  *
  * Every message is a MessagePack map with string keys; "type" holds a
  * SHELLESC_MSG_* number.  Encoding uses msgpack-c's packer; decoding is
@@ -41,7 +41,8 @@ struct msg {
 	struct msg_bytes reason;		/* decision (optional) */
 	int dest[SHELLESC_MAX_FDS];		/* handover */
 	size_t ndest;				/* handover */
-	int64_t signal;				/* signal, result */
+	bool follow_stops;			/* handover (optional) */
+	int64_t signal;				/* signal, result, stopped */
 	int64_t exit_code;			/* result */
 	bool core;				/* result (optional) */
 	struct msg_bytes error;			/* result (optional) */
@@ -84,11 +85,15 @@ int msg_pack_exec(void *buf, size_t cap, size_t *len, const struct msg_exec_out 
 
 int msg_send_decision(int sock, int action, const char *reason);
 int msg_send_handover(int sock, const int *dest, const int *fds, size_t n);
+/* The same with "follow_stops": the client stops itself when told the
+ * command stopped (msg_send_stopped). */
+int msg_send_handover_follow(int sock, const int *dest, const int *fds, size_t n);
 int msg_send_signal(int sock, int sig);
 /* exit_code >= 0 for a normal exit, else sig is the killing signal. */
 int msg_send_result(int sock, int exit_code, int sig, bool core,
     const char *error);
 int msg_send_error(int sock, const char *message);
+int msg_send_stopped(int sock, int sig);
 
 /* An exec request copied out of its frame into NUL-terminated strings. */
 struct msg_exec {

@@ -1,13 +1,17 @@
 /*
- * path.c: lexical path cleaning and glibc's PATH search, once for every
- * part (path.h).  No allocation, no locale, no stdio.
+ * path.c: lexical path cleaning, what execve would say of a file, and
+ * glibc's PATH search, once for every part (path.h).  No allocation, no
+ * locale, no stdio.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "path.h"
 
@@ -78,6 +82,20 @@ path_absolute(char *out, size_t size, const char *cwd, const char *file)
 		out[n++] = '/';
 	out[n] = '\0';
 	return n;
+}
+
+int
+path_executable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return errno;
+	if (!S_ISREG(st.st_mode))
+		return EACCES;
+	if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) != 0)
+		return errno;
+	return 0;
 }
 
 /* Does glibc go on to the next PATH entry after this error? */

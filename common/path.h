@@ -3,8 +3,11 @@
  * one part decides on is what another part runs.  Malloc-free and
  * async-signal-safe: the preload calls them in vfork children.
  *
- * Errors: path_search returns 0 or a positive errno value, as the try
- * callback and execve(2) do; the others cannot fail but by length.
+ * Results: path_executable and path_search return 0 or the positive errno
+ * value an exec would fail with, as execve(2) and execvp(3) report it in
+ * errno: that value is what they found out, not a failure of theirs
+ * (common/'s own failures are SE_ERR_* codes, err.h).  The others cannot
+ * fail but by length.
  */
 #ifndef SHELLESC_PATH_H
 #define SHELLESC_PATH_H
@@ -31,15 +34,27 @@ void path_clean(char *path);
 size_t path_absolute(char *out, size_t size, const char *cwd, const char *file);
 
 /*
+ * What execve(2) of path would say before it loads anything, found out
+ * without running it: 0 for a regular file this process may execute
+ * (faccessat with AT_EACCESS, as the kernel checks), else the errno value
+ * (EACCES for anything but a regular file).  The preload asks the server
+ * only about a candidate that passes; shellesc check names the first one
+ * that passes.
+ */
+int path_executable(const char *path);
+
+/*
  * Search for file as glibc's execvp(), execvpe() and posix_spawnp() do:
  * file containing '/' is tried as it is; otherwise each entry of path (a
  * PATH value; NULL means PATH_DEFAULT) in turn, an empty entry meaning the
  * current directory, entries too long for PATH_MAX skipped.  try(candidate,
- * arg) returns 0 (found: stop) or an errno value; the search goes on past
- * EACCES, ENOENT, ENOTDIR, ESTALE, ENODEV and ETIMEDOUT, and ends at any
- * other.  Returns 0, or the errno the search ended with (EACCES when some
- * candidate gave EACCES and none succeeded; ENOENT for an empty file,
- * ENAMETOOLONG for one longer than NAME_MAX).
+ * arg) returns 0 to end the search (the candidate was taken, or the caller
+ * stops there for a reason it keeps in arg) or the errno value that
+ * candidate fails with; the search goes on past EACCES, ENOENT, ENOTDIR,
+ * ESTALE, ENODEV and ETIMEDOUT, and ends at any other.  Returns 0, or the
+ * errno the search ended with (EACCES when some candidate gave EACCES and
+ * none succeeded; ENOENT for an empty file, ENAMETOOLONG for one longer
+ * than NAME_MAX).
  */
 int path_search(const char *path, const char *file,
     int (*try)(const char *candidate, void *arg), void *arg);

@@ -22,7 +22,8 @@
 /* Set by the preload on a wrapper it execs as the proxy of an escalation
  * already decided: the fd number of that request's open stream. */
 #define SHELLESC_ENV_PROXY	"SHELLESC_PROXY_FD"
-/* The wrapper the preload execs as that proxy (set with LD_PRELOAD). */
+/* The wrapper the preload execs as that proxy (the session sets it with
+ * LD_PRELOAD); the shellesc command also takes it as the wrapper to use. */
 #define SHELLESC_ENV_PROXY_PATH	"SHELLESC_WRAPPER"
 
 /*
@@ -60,6 +61,9 @@ enum shellesc_msg_type {
 	SHELLESC_MSG_SIGNAL,		/* client -> server: forward a signal */
 	SHELLESC_MSG_RESULT,		/* server -> client: how it ended */
 	SHELLESC_MSG_ERROR,		/* server -> client: request refused */
+	SHELLESC_MSG_STOPPED,		/* server -> client: the command stopped
+					 * (only to a client whose hand-over
+					 * said "follow_stops") */
 };
 
 /* Values of the "action" key of a decision. */

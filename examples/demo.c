@@ -5,9 +5,9 @@
  * Its policy: programs named rm are denied, id is escalated (run by the
  * server, outside any sandbox), everything else runs in place.  It runs a
  * bash script in the session and prints each decision and the script's
- * output.  Until the preload library and the patched shells land, the
- * script calls the exec wrapper itself, exactly as a patched shell does for
- * every command: "$EXEC_WRAPPER" /path/to/prog prog args...
+ * output.  The script calls the exec wrapper itself, exactly as a patched
+ * shell does for every command ("$EXEC_WRAPPER" /path/to/prog prog args...),
+ * so a stock bash shows the gate.
  *
  * Usage: shellesc-demo [-w WRAPPER] [-c SCRIPT]
  */

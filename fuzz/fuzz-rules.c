@@ -1,6 +1,6 @@
 /*
- * fuzz-rules: the rules parser (rules_load_text, server/rules.h) and a few
- * decisions with whatever loaded.  A failed load must say where and why,
+ * fuzz-rules: the rules parser (rules_load_text, server/rules/rules.h) and a
+ * few decisions with whatever loaded.  A failed load must say where and why,
  * in bounded, NUL-terminated fields, and leave the rules unchanged.
  */
 #include "config.h"

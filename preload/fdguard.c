@@ -40,14 +40,15 @@ pl_guarded(int fd)
 	return pl.active && !pl.broken && fd >= 0 && fd == pl_sock() && pl_sock_ok(false);
 }
 
-/* The program wants the socket's number: move the socket out of the way. */
+/* The program wants the socket's number: move the socket out of the way.
+ * 0 or an errno. */
 static int
 pl_move_sock(void)
 {
 	int fd = fcntl(pl_sock(), F_DUPFD, pl_sock() + 1);
 
 	if (fd < 0)
-		return -1;
+		return errno;
 	if (getpid() == pl.owner)
 		pl.sock = fd;
 	else
@@ -104,18 +105,22 @@ closefrom(int lo)
 PL_EXPORT int
 dup2(int old, int new)
 {
+	int e;
+
 	pl_resolve();
-	if (pl_guarded(new) && old != new && pl_move_sock() != 0)
-		return -1;
+	if (pl_guarded(new) && old != new && (e = pl_move_sock()) != 0)
+		return pl_errno(e);
 	return pl_real.dup2(old, new);
 }
 
 PL_EXPORT int
 dup3(int old, int new, int flags)
 {
+	int e;
+
 	pl_resolve();
-	if (pl_guarded(new) && old != new && pl_move_sock() != 0)
-		return -1;
+	if (pl_guarded(new) && old != new && (e = pl_move_sock()) != 0)
+		return pl_errno(e);
 	return pl_real.dup3(old, new, flags);
 }
 
@@ -138,10 +143,10 @@ posix_spawn_file_actions_addclose(posix_spawn_file_actions_t *fa, int fd)
 static int
 pl_free_sock_number(void)
 {
-	int old = pl_sock();
+	int old = pl_sock(), e;
 
-	if (pl_move_sock() != 0)
-		return errno;
+	if ((e = pl_move_sock()) != 0)
+		return e;
 	pl_real.close(old);
 	return 0;
 }

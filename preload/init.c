@@ -1,10 +1,13 @@
 /*
  * init.c: what the preload captures when it is loaded.
  *
- * Session membership is decided once, here: a child whose environment later
- * loses LD_PRELOAD or the socket variable gets them put back (gate.c).  The
- * constructor scans environ by hand (getenv is not safe this early on every
- * libc) and leaves errno exactly as it found it.
+ * Session membership and the session's values are decided once, here,
+ * before any code of the program runs: every child gets exactly these
+ * values back, whatever its environment holds by then (copy.c), so its own
+ * copy of the library captures the same ones -- the wrapper paths that
+ * name the wrapper's identity (gate.c) among them.  The constructor scans
+ * environ by hand (getenv is not safe this early on every libc) and leaves
+ * errno exactly as it found it.
  *
  * It is loaded into every process of a session, and most of them never
  * exec anything, so the constructor makes no symbol lookup and no system
@@ -99,20 +102,19 @@ pl_save_var(const char *name)
 	return pl_save(v ? v : "", NULL);
 }
 
-/* Remember NAME=value to put back into children's environments. */
-static void
+/* NAME=value to give every child ("" when value is NULL: no child gets NAME). */
+static const char *
 pl_keep(const char *name, const char *value)
 {
 	char eq[64];
 	size_t n = strlen(name);
 
 	if (value == NULL || n + 1 >= sizeof(eq))
-		return;
+		return "";
 	memcpy(eq, name, n);
 	eq[n] = '=';
 	eq[n + 1] = '\0';
-	if (*(pl.keep[pl.nkeep] = pl_save(eq, value)) != '\0')
-		pl.nkeep++;
+	return pl_save(eq, value);
 }
 
 /*
@@ -125,8 +127,10 @@ static void
 pl_before_fork(void)
 {
 	pl_resolve();
-	if (pl.active)
+	if (pl.active) {
 		pl_self();
+		pl_wrappers_lookup();
+	}
 }
 
 static void
@@ -173,17 +177,18 @@ pl_init(void)
 		goto out;
 	pl.active = true;
 	pl.sock = client_fd_value(v);
-	pl.broken = pl.sock < 0;
+	if ((pl.broken = pl.sock < 0))
+		pl.sock = -1;
 	pl.owner = getpid();
 	pl.preload = pl_save_var("LD_PRELOAD");
 	pl.wrapper = pl_save_var(SHELLESC_ENV_WRAPPER);
 	proxy = pl_environ_get(SHELLESC_ENV_PROXY_PATH);
 	pl.proxy = pl_save(proxy ? proxy : pl.wrapper[0] ? pl.wrapper : SHELLESC_WRAPPER_PATH, NULL);
-	pl_keep(SHELLESC_ENV_WRAPPER, pl.wrapper[0] ? pl.wrapper : NULL);
-	pl_keep(SHELLESC_ENV_PROXY_PATH, proxy ? pl.proxy : NULL);
+	pl.keep[0] = pl_keep(SHELLESC_ENV_WRAPPER, pl.wrapper[0] ? pl.wrapper : NULL);
+	pl.keep[1] = pl_keep(SHELLESC_ENV_PROXY_PATH, proxy ? pl.proxy : NULL);
 out:
 	if (pl.preload == NULL)
-		pl.preload = pl.wrapper = pl.proxy = "";
+		pl.preload = pl.wrapper = pl.proxy = pl.keep[0] = pl.keep[1] = "";
 	pthread_atfork(pl_before_fork, NULL, pl_after_fork);
 	errno = saved;
 }

@@ -7,17 +7,32 @@
  * nothing (stack buffers, mmap), takes no locks, uses no stdio, and makes
  * only async-signal-safe system calls.  errno is preserved on every path
  * that falls through to the real function.
+ *
+ * Errors: the functions here return 0 or a positive errno value (as
+ * posix_spawn and path_search do), never -1 nor a negative errno; errno is
+ * set only on the way out of an interposed function that fails (pl_errno()
+ * where it returns -1) and is otherwise left as the caller had it.
  */
 #ifndef SHELLESC_PRELOAD_H
 #define SHELLESC_PRELOAD_H
 
+#include <errno.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define PL_EXPORT __attribute__((visibility("default")))
+
+/* An interposed function's failure: errno = e, and -1 to return. */
+static inline int
+pl_errno(int e)
+{
+	errno = e;
+	return -1;
+}
 
 /*
  * The real functions, found with dlsym(RTLD_NEXT) on the first call of any
@@ -65,9 +80,11 @@ struct pl_state {
 	const char *preload;	/* LD_PRELOAD at load */
 	const char *wrapper;	/* EXEC_WRAPPER at load, or "" */
 	const char *proxy;	/* the wrapper to exec as an escalation proxy */
-	/* "NAME=value" entries put back into every child's environment. */
+	/*
+	 * "EXEC_WRAPPER=..." and "SHELLESC_WRAPPER=..." as they were at load,
+	 * or "": what every child's environment gets, and nothing else.
+	 */
 	const char *keep[2];
-	int nkeep;
 	size_t used;		/* bytes of strs in use */
 	char strs[PL_STRS_MAX];
 };
@@ -87,43 +104,78 @@ bool pl_sock_ok(bool recheck);
 /* The session socket as this process sees it now (fdguard.c). */
 int pl_sock(void);
 
+/* --- copy.c: what one exec attempt decides on and runs --- */
+/*
+ * Everything in one private mapping, made read-only before anything is
+ * decided: other threads of the process cannot change it between the
+ * request and the exec.  argv has two free slots in front of it for the
+ * proxy's command line, env one after its end for the proxy's fd.
+ */
+struct pl_copy {
+	const char *path;	/* the target, as decided on */
+	const char *run;	/* what is exec'd: path, or the session's wrapper */
+	char **argv;		/* argv[-2]: the proxy, argv[-1]: path */
+	char **env;		/* the child's environment (see pl_copy_make) */
+	size_t envc;
+	const char *wrapper;	/* the session's EXEC_WRAPPER path, or "" */
+	const char *proxy;	/* the session's proxy path */
+	char *proxy_room;
+	void *base;
+	size_t size;
+};
+
+/*
+ * Copy path (a private string: see pl_private), argv and envp, and build
+ * the child's environment: the caller's entries, with each of shellesc's
+ * variables exactly once and with the session's value (LD_PRELOAD: this
+ * library first, the other libraries of the caller's first entry kept;
+ * SHELLESC_PROXY_FD never).  Returns 0, or E2BIG for what the kernel would
+ * refuse as too large (or what kept changing while it was copied), or
+ * mmap's errno.  errno is kept.
+ */
+int pl_copy_make(struct pl_copy *c, const char *path, char *const argv[], char *const envp[]);
+
+/* Put SHELLESC_PROXY_FD=fd at the end of c->env.  0 or an errno. */
+int pl_copy_proxy(struct pl_copy *c, int fd);
+
+/* Unmap c (errno kept). */
+void pl_copy_free(struct pl_copy *c);
+
+/*
+ * Copy s into buf[PATH_MAX] once, so that what is checked, decided and run
+ * is one string.  0, or ENAMETOOLONG as the kernel would say (EFAULT for
+ * NULL).
+ */
+int pl_private(char *buf, const char *s);
+
 /* --- gate.c: deciding one exec attempt --- */
 enum pl_verdict { PL_RUN, PL_ESCALATE, PL_DENY, PL_FAIL, PL_PASS };
 
 /*
- * Ask the server about executing path (as the kernel will resolve it).
- * PL_PASS: no session, or path is the wrapper (its own exec is not a
- * decision).  PL_ESCALATE leaves *stream open.  PL_DENY and PL_FAIL have
- * printed their message and set errno to EACCES.
+ * Ask the server about executing c->path.  PL_PASS: no session, or the
+ * file c->path names is the session's wrapper (the device and inode of the
+ * wrapper the session named when the library was loaded): its own exec is
+ * not a decision, and c->run is set to the session's path of it.
+ * PL_ESCALATE leaves *stream open.  PL_DENY and PL_FAIL have printed their
+ * message; the exec fails with EACCES.  errno is kept.
  */
-enum pl_verdict pl_decide(const char *path, char *const argv[],
-    char *const envp[], int *stream);
+enum pl_verdict pl_decide(struct pl_copy *c, int *stream);
+
+/* Look up the session's wrappers' identities, if not done yet (see pl_decide). */
+void pl_wrappers_lookup(void);
 
 /*
- * The environment a child gets: envp with shellesc's variables put back
- * (LD_PRELOAD with this library first, the socket, EXEC_WRAPPER) and,
- * when proxy_fd >= 0, SHELLESC_PROXY_FD.  Returns envp itself when nothing
- * needs changing, else an mmap'd copy to pass to pl_env_free().
+ * exec path after a decision: run c->run, or become the escalation proxy.
+ * Returns only on failure: the errno the exec failed with (EACCES for
+ * PL_DENY and PL_FAIL).
  */
-char **pl_env(char *const envp[], int proxy_fd);
-void pl_env_free(char **env, char *const envp[]);
+int pl_exec_decided(struct pl_copy *c, enum pl_verdict v, int stream);
 
-/* exec path after a decision: run, or become the escalation proxy. */
-int pl_exec_decided(const char *path, char *const argv[], char *const envp[],
-    enum pl_verdict v, int stream);
-
-/*
- * What execve would say without running anything (shim.c): 0 for an
- * executable regular file, the only kind worth a decision, else an errno.
- */
-int pl_precheck(const char *path);
+/* Clear the session socket's close-on-exec flag: the child must inherit it. */
+void pl_sock_inherit(void);
 
 /* --- path.c: PATH search exactly as glibc's execvpe/posix_spawnp --- */
-/*
- * Calls try(path, arg) for each candidate in turn, as glibc would; try
- * returns 0 to stop (done, result in its arg), or an errno to go on.
- * Returns the errno the search ends with.
- */
+/* path_search (common/path.h) over the PATH of the caller's environ. */
 int pl_path_search(const char *file, int (*try)(const char *, void *), void *arg);
 
 /* --- target.c --- */
@@ -131,6 +183,7 @@ int pl_path_search(const char *file, int (*try)(const char *, void *), void *arg
 unsigned pl_target_flags(const char *path);
 
 /* --- spawn.c --- */
+/* posix_spawn, decided: 0 or an error number (EACCES when refused). */
 int pl_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[]);
 

@@ -1,6 +1,7 @@
 /*
  * shim.c: the interposed exec family.  Each entry point is a thin shim
- * over gate.c: find what the kernel will run, decide, run what was decided.
+ * over gate.c: make the caller's path private, find what the kernel will
+ * run, copy the exec (copy.c), decide on that copy and run it.
  * A deny returns -1 with errno EACCES, so a shell prints its usual
  * "Permission denied" and reports 126, as the wrapper's deny does.
  */
@@ -10,84 +11,98 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "client.h"
+#include "path.h"
 #include "preload.h"
 #include "script.h"
 
 extern char **environ;
 
 /*
- * What execve would say without running anything: only an executable
- * regular file is worth a decision.  Refusing here, rather than letting the
- * real execve fail, leaves no window for a file to appear undecided.
+ * glibc declares some arguments nonnull, yet programs pass NULL and the
+ * kernel copes: hide the pointer from the optimizer so the test stays.
  */
-int
-pl_precheck(const char *path)
+static bool
+pl_is_null(const void *p)
 {
-	struct stat st;
-
-	if (stat(path, &st) != 0)
-		return errno;
-	if (!S_ISREG(st.st_mode))
-		return EACCES;
-	if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) != 0)
-		return errno;
-	return 0;
+	__asm__("" : "+r"(p));
+	return p == NULL;
 }
 
-/* Decide and exec one candidate; returns the errno it failed with. */
+int
+pl_private(char *buf, const char *s)
+{
+	if (pl_is_null(s))
+		return EFAULT;
+	return memccpy(buf, s, '\0', PATH_MAX) == NULL ? ENAMETOOLONG : 0;
+}
+
+/* One exec attempt of the exec family, tried on each candidate. */
 struct pl_try {
 	char *const *argv, *const *envp;
 	bool script;		/* execvp family: ENOEXEC runs /bin/sh */
+	bool refused;		/* the policy refused a candidate: EACCES */
 };
 
-/* After ENOEXEC, as glibc's execvp family: /bin/sh PATH ARGS... */
+/* After ENOEXEC, as glibc's execvp family: /bin/sh PATH ARGS...; its errno. */
 static int
-pl_exec_script(const char *path, const struct pl_try *t, enum pl_verdict v)
+pl_exec_script(const struct pl_copy *c)
 {
-	char *sh[script_slots(t->argv)];
+	char *sh[script_slots(c->argv)];
 
-	script_argv(sh, path, t->argv);
 	/* The script was decided on: /bin/sh running it is the same exec. */
-	pl_exec_decided(SCRIPT_SHELL, sh, t->envp, v == PL_PASS ? PL_PASS : PL_RUN, -1);
+	script_argv(sh, c->run, c->argv);
+	pl_real.execve(SCRIPT_SHELL, sh, c->env);
 	return errno;
 }
 
+/*
+ * Decide and exec one candidate; returns the errno it failed with, or 0
+ * when the policy refused it (t->refused): a refusal ends a PATH search,
+ * where a plain EACCES would go on to the next entry.
+ */
 static int
-pl_try_exec(const char *path, void *arg)
+pl_try_exec(const char *cand, void *arg)
 {
 	struct pl_try *t = arg;
 	enum pl_verdict v;
+	struct pl_copy c;
 	int stream = -1, e;
 
-	if (pl.active && (e = pl_precheck(path)) != 0)
+	/* Only an executable regular file is worth a decision; refusing the
+	 * others here, rather than letting the real execve fail, leaves no
+	 * window for a file to appear undecided.  cand is private (see
+	 * pl_private): what is checked is what is copied. */
+	if ((e = path_executable(cand)) != 0 ||
+	    (e = pl_copy_make(&c, cand, t->argv, t->envp)) != 0)
 		return e;
-	v = pl_decide(path, t->argv, t->envp, &stream);
-	if (v == PL_DENY || v == PL_FAIL)
-		return -EACCES;		/* stop the search */
-	pl_exec_decided(path, t->argv, t->envp, v, stream);
-	if ((e = errno) == ENOEXEC && t->script && v != PL_ESCALATE)
-		e = pl_exec_script(path, t, v);
+	v = pl_decide(&c, &stream);
+	if ((t->refused = v == PL_DENY || v == PL_FAIL))
+		e = 0;
+	else if ((e = pl_exec_decided(&c, v, stream)) == ENOEXEC && t->script &&
+	    v != PL_ESCALATE)
+		e = pl_exec_script(&c);
+	pl_copy_free(&c);
 	return e;
 }
 
-/* Common body: returns -1 with errno set (an exec returns only on failure). */
+/* Common body of the exec shims: -1 with errno (an exec returns only on failure). */
 static int
 pl_exec(const char *file, char *const argv[], char *const envp[], bool search)
 {
-	struct pl_try t = { argv, envp, search };
+	struct pl_try t = { argv, envp, search, false };
+	char f[PATH_MAX];
 	int e;
 
 	pl_resolve();
 	if (!pl.active)		/* no session: glibc's own, untouched */
 		return search ? pl_real.execvpe(file, argv, envp) :
 		    pl_real.execve(file, argv, envp);
-	e = search ? pl_path_search(file, pl_try_exec, &t) : pl_try_exec(file, &t);
-	errno = e < 0 ? -e : e;
-	return -1;
+	if ((e = pl_private(f, file)) == 0)
+		e = search ? pl_path_search(f, pl_try_exec, &t) : pl_try_exec(f, &t);
+	return pl_errno(t.refused ? EACCES : e);
 }
 
 PL_EXPORT int
@@ -192,45 +207,39 @@ pl_fd_path(int dirfd, const char *rel, char *out, size_t size)
 }
 
 /*
- * glibc declares some arguments nonnull, yet programs pass NULL and the
- * kernel copes: hide the pointer from the optimizer so the test stays.
+ * Decide by path; run with the real call (fd-based), escalate by path, and
+ * run the wrapper by the session's path of it.  rel is private.  Returns
+ * only on failure: its errno.
  */
-static bool
-pl_is_null(const void *p)
-{
-	__asm__("" : "+r"(p));
-	return p == NULL;
-}
-
-/* Decide by path; run with the real call (fd-based), escalate by path. */
 static int
 pl_exec_fd(const char *path, bool named, int dirfd, const char *rel,
     char *const argv[], char *const envp[], int flags)
 {
-	int stream = -1, r, e;
+	int stream = -1, e;
+	struct pl_copy c;
 	enum pl_verdict v;
-	char **env;
 
-	if (named && (e = pl_precheck(path)) != 0)
-		return (errno = e), -1;
-	if ((v = pl_decide(path, argv, envp, &stream)) == PL_DENY || v == PL_FAIL)
-		return -1;
+	if ((named && (e = path_executable(path)) != 0) ||
+	    (e = pl_copy_make(&c, path, argv, envp)) != 0)
+		return e;
+	v = pl_decide(&c, &stream);
 	if (v == PL_ESCALATE && !named) {
 		/* The server would run its own /proc/self/fd/N: never. */
 		close(stream);
 		client_say(path, "cannot escalate a program that has no path");
-		return (errno = EACCES), -1;
+		e = EACCES;
+	} else if (v != PL_RUN)
+		e = pl_exec_decided(&c, v, stream);	/* PL_PASS: the wrapper, by path */
+	else {
+		pl_sock_inherit();
+		if (rel)
+			pl_real.execveat(dirfd, rel, c.argv, c.env, flags);
+		else
+			pl_real.fexecve(dirfd, c.argv, c.env);
+		e = errno;
 	}
-	if (v == PL_ESCALATE)
-		return pl_exec_decided(path, argv, envp, v, stream);
-	if ((env = pl_env(envp, -1)) == NULL)
-		return -1;
-	r = rel ? pl_real.execveat(dirfd, rel, argv, env, flags) :
-	    pl_real.fexecve(dirfd, argv, env);
-	e = errno;
-	pl_env_free(env, envp);
-	errno = e;
-	return r;
+	pl_copy_free(&c);
+	return e;
 }
 
 PL_EXPORT int
@@ -243,30 +252,31 @@ fexecve(int fd, char *const argv[], char *const envp[])
 	if (!pl.active)
 		return pl_real.fexecve(fd, argv, envp);
 	if (fd < 0 || pl_is_null(argv) || pl_is_null(envp))
-		return (errno = EINVAL), -1;	/* glibc refuses these before any exec */
+		return pl_errno(EINVAL);	/* glibc refuses these before any exec */
 	e = pl_fd_path(fd, NULL, path, sizeof(path));
-	return pl_exec_fd(e == 0 ? path : "/proc/self/fd", e == 0, fd, NULL, argv, envp, 0);
+	return pl_errno(pl_exec_fd(e == 0 ? path : "/proc/self/fd", e == 0, fd, NULL,
+	    argv, envp, 0));
 }
 
 PL_EXPORT int
 execveat(int dirfd, const char *rel, char *const argv[], char *const envp[], int flags)
 {
-	char path[PATH_MAX];
-	const char *name = rel;
+	char path[PATH_MAX], r[PATH_MAX];
+	const char *name = r;
 	int e;
 
 	pl_resolve();
 	if (!pl.active)
 		return pl_real.execveat(dirfd, rel, argv, envp, flags);
-	if (rel[0] == '\0' && !(flags & AT_EMPTY_PATH))
-		return (errno = ENOENT), -1;	/* as the kernel says, without asking */
-	if (dirfd == AT_FDCWD && rel[0] == '\0')
+	if ((e = pl_private(r, rel)) != 0)
+		return pl_errno(e);
+	if (r[0] == '\0' && !(flags & AT_EMPTY_PATH))
+		return pl_errno(ENOENT);	/* as the kernel says, without asking */
+	if (dirfd == AT_FDCWD && r[0] == '\0')
 		name = ".";	/* the kernel execs the cwd itself: a directory */
 	if (name[0] == '/' || dirfd == AT_FDCWD)
-		e = strlen(name) < sizeof(path) ? (memcpy(path, name, strlen(name) + 1), 0) : ENAMETOOLONG;
-	else
-		e = pl_fd_path(dirfd, rel, path, sizeof(path));
-	if (e != 0)
-		return (errno = e), -1;
-	return pl_exec_fd(path, true, dirfd, rel, argv, envp, flags);
+		memcpy(path, name, strlen(name) + 1);
+	else if ((e = pl_fd_path(dirfd, r, path, sizeof(path))) != 0)
+		return pl_errno(e);
+	return pl_errno(pl_exec_fd(path, true, dirfd, r, argv, envp, flags));
 }

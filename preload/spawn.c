@@ -17,65 +17,55 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "path.h"
 #include "preload.h"
 
 extern char **environ;
 
 /* Escalated: spawn the wrapper as the proxy, the stream inherited on a high fd. */
 static int
-pl_spawn_proxy(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-    const posix_spawnattr_t *attr, char *const argv[], char *const envp[], int stream)
+pl_spawn_proxy(pid_t *pid, struct pl_copy *c, const posix_spawn_file_actions_t *fa,
+    const posix_spawnattr_t *attr, int stream)
 {
 	int fd = fcntl(stream, F_DUPFD, 512), r = errno;
-	size_t n = 0;
-	char **env;
 
 	close(stream);
 	if (fd < 0)
 		return r;
-	while (argv && argv[n])
-		n++;
-	char *v[n + 3];
-
-	v[0] = (char *)pl.proxy;
-	v[1] = (char *)path;
-	memcpy(v + 2, argv, sizeof(char *) * n);
-	v[n + 2] = NULL;
-	if ((env = pl_env(envp, fd)) == NULL)
-		r = errno;
-	else
-		r = pl_real.posix_spawn(pid, pl.proxy, fa, attr, v, env);
-	pl_env_free(env, envp);
+	if ((r = pl_copy_proxy(c, fd)) == 0)
+		r = pl_real.posix_spawn(pid, c->proxy, fa, attr, c->argv - 2, c->env);
 	close(fd);
 	return r;
 }
 
 /*
- * Decide one candidate and spawn what was decided.  Returns 0, an error
- * number, or -EACCES when the policy refused (which ends a PATH search).
+ * Decide one candidate (a private string) and spawn the copy that was
+ * decided.  Returns 0 or an error number; *refused says the policy refused
+ * it (EACCES), which ends a PATH search where a plain EACCES would go on.
  */
 static int
 pl_spawn_one(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+    const posix_spawnattr_t *attr, char *const argv[], char *const envp[],
+    bool *refused)
 {
 	int stream = -1, r;
 	enum pl_verdict v;
-	char **env;
+	struct pl_copy c;
 
+	*refused = false;
 	/* As for an exec: no decision about what could not run anyway. */
-	if (pl.active && (r = pl_precheck(path)) != 0)
+	if ((r = path_executable(path)) != 0 || (r = pl_copy_make(&c, path, argv, envp)) != 0)
 		return r;
-	if ((v = pl_decide(path, argv, envp, &stream)) == PL_DENY || v == PL_FAIL)
-		return -EACCES;
-	if (v == PL_ESCALATE)
-		return pl_spawn_proxy(pid, path, fa, attr, argv, envp, stream);
-	if (!pl.active)
-		return pl_real.posix_spawn(pid, path, fa, attr, argv, envp);
-	if ((env = pl_env(envp, -1)) == NULL)
-		return errno;
-	fcntl(pl_sock(), F_SETFD, 0);
-	r = pl_real.posix_spawn(pid, path, fa, attr, argv, env);
-	pl_env_free(env, envp);
+	v = pl_decide(&c, &stream);
+	if ((*refused = v == PL_DENY || v == PL_FAIL))
+		r = EACCES;
+	else if (v == PL_ESCALATE)
+		r = pl_spawn_proxy(pid, &c, fa, attr, stream);
+	else {
+		pl_sock_inherit();
+		r = pl_real.posix_spawn(pid, c.run, fa, attr, c.argv, c.env);
+	}
+	pl_copy_free(&c);
 	return r;
 }
 
@@ -83,10 +73,16 @@ int
 pl_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	int saved = errno, r = pl_spawn_one(pid, path, fa, attr, argv, envp);
+	char p[PATH_MAX];
+	int saved = errno, r;
+	bool refused;
 
+	if (!pl.active)
+		r = pl_real.posix_spawn(pid, path, fa, attr, argv, envp);
+	else if ((r = pl_private(p, path)) == 0)
+		r = pl_spawn_one(pid, p, fa, attr, argv, envp, &refused);
 	errno = saved;
-	return r < 0 ? -r : r;
+	return r;
 }
 
 PL_EXPORT int
@@ -107,27 +103,33 @@ struct pl_spawnp {
 	const posix_spawn_file_actions_t *fa;
 	const posix_spawnattr_t *attr;
 	char *const *argv, *const *envp;
+	bool refused;
 };
 
+/* path_search's try: 0 ends the search (spawned, or refused: sp->refused). */
 static int
 pl_spawnp_try(const char *cand, void *arg)
 {
 	struct pl_spawnp *sp = arg;
+	int r = pl_spawn_one(sp->pid, cand, sp->fa, sp->attr, sp->argv, sp->envp,
+	    &sp->refused);
 
-	return pl_spawn_one(sp->pid, cand, sp->fa, sp->attr, sp->argv, sp->envp);
+	return sp->refused ? 0 : r;
 }
 
 PL_EXPORT int
 posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	struct pl_spawnp sp = { pid, fa, attr, argv, envp };
+	struct pl_spawnp sp = { pid, fa, attr, argv, envp, false };
+	char f[PATH_MAX];
 	int saved = errno, e;
 
 	pl_resolve();
 	if (!pl.active)
 		return pl_real.posix_spawnp(pid, file, fa, attr, argv, envp);
-	e = pl_path_search(file, pl_spawnp_try, &sp);
+	if ((e = pl_private(f, file)) == 0)
+		e = pl_path_search(f, pl_spawnp_try, &sp);
 	errno = saved;
-	return e < 0 ? -e : e;
+	return sp.refused ? EACCES : e;
 }

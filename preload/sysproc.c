@@ -21,6 +21,8 @@
 
 extern char **environ;
 
+/* waitpid, through EINTR; 0 or an errno (waitpid's errno stays set:
+ * system and pclose fail with it). */
 static int
 pl_wait(pid_t pid, int *status)
 {
@@ -28,7 +30,7 @@ pl_wait(pid_t pid, int *status)
 
 	while ((r = waitpid(pid, status, 0)) < 0 && errno == EINTR)
 		;
-	return r < 0 ? -1 : 0;
+	return r < 0 ? errno : 0;
 }
 
 /* The child side of system(): original SIGINT/SIGQUIT unless ignored, original mask. */
@@ -174,7 +176,7 @@ popen(const char *cmd, const char *mode)
 	if (!pl.active)
 		return pl_real.popen(cmd, mode);
 	if ((mode[0] != 'r' && mode[0] != 'w') || strspn(mode + 1, "e") != strlen(mode + 1)) {
-		errno = EINVAL;
+		pl_errno(EINVAL);
 		return NULL;
 	}
 	return pl_popen_open(cmd, reading, cloexec);

@@ -227,8 +227,10 @@ bad_run(const struct bad *b)
 	pid_t pid;
 	int stream;
 
-	if (b->hello)
-		return b->hello(shellesc_session_client_fd(s));
+	if (b->hello) {
+		b->hello(shellesc_session_client_fd(s));
+		return;
+	}
 	tp.delay_ms = b->stage == AT_DECIDING ? 300 : 0;
 	stream = bad_reach(b->stage, shellesc_session_client_fd(s), &pid);
 	bad_send(b, stream);

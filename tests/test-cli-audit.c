@@ -19,25 +19,10 @@ static const char rules[] =
     "prefix_rule(pattern=[\"sh\", \"-c\"], decision=\"escalate\")\n"
     "prefix_rule(pattern=[\"cat\"], decision=\"prompt\")\n";
 
-static struct tc t;
-static struct tc_res r;
-static json_t **ev;
+TC_SUITE(cli_audit, rules);
+
+static json_t **ev;	/* the events of the last audited run (t holds them) */
 static size_t nev;
-
-static void
-setup(void)
-{
-	tc_init(&t, rules);
-}
-
-static void
-teardown(void)
-{
-	tc_json_free(ev, nev);
-	tc_fini(&t, &r);
-}
-
-TestSuite(cli_audit, .init = setup, .fini = teardown, .timeout = TC_TIMEOUT);
 
 /* Run script with --audit audit.log (and --approver, if not NULL); parse the log. */
 static void
@@ -58,7 +43,7 @@ audited_in(const char *mode, const char *script, const char *approver)
 	tc_run(&t, &r, NULL, args);
 	tc_code(&r);
 	cr_assert_not_null(log = tc_read(&t, "audit.log"));
-	ev = tc_json_lines(log, &nev);
+	ev = tc_json_lines(&t, log, &nev);
 	free(log);
 }
 
@@ -185,7 +170,7 @@ Test(cli_audit, to_stderr)
 	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-a", "-",
 	    "--", "bash", "-c", TC_GATE "G touch made"));
 	cr_assert_eq(tc_code(&r), 126);
-	ev = tc_json_lines(r.err, &nev);
+	ev = tc_json_lines(&t, r.err, &nev);
 	cr_assert_eq(nev, 1, "%s", r.err);
 	cr_assert_str_eq(tc_jstr(ev[0], "decision"), "deny");
 }

@@ -1,6 +1,8 @@
 /*
  * test-cli-check.c: suite cli_check -- shellesc check: the decision for
- * an argv and the rule that made it, as text and as --json.
+ * an argv and the rule that made it, as text and as --json; and the
+ * program it names is the one the preload asks about for the same argv,
+ * PATH and cwd.
  */
 #include "config.h"
 
@@ -11,36 +13,22 @@
 #include <sys/stat.h>
 
 #include "helpers/cli.h"
+#include "helpers/preload.h"
 
 static const char rules[] =
     "prefix_rule(pattern=[\"rm\", \"-rf\"], decision=\"forbidden\", justification=\"no rm -rf\")\n"
     "prefix_rule(pattern=[\"cp\", \"-r\"], decision=\"prompt\")\n";
 
-static struct tc t;
-static struct tc_res r;
-static json_t *j;
+TC_SUITE(cli_check, rules);
 
-static void
-setup(void)
-{
-	tc_init(&t, rules);
-}
-
-static void
-teardown(void)
-{
-	json_decref(j);
-	tc_fini(&t, &r);
-}
-
-TestSuite(cli_check, .init = setup, .fini = teardown, .timeout = TC_TIMEOUT);
+static json_t *j;	/* check --json's answer (t holds it) */
 
 static void
 check_json(char *const args[])
 {
 	tc_run(&t, &r, NULL, args);
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
-	j = tc_json(r.out);
+	j = tc_json(&t, r.out);
 }
 
 Test(cli_check, json_deny)
@@ -99,4 +87,88 @@ Test(cli_check, not_found)
 	tc_run(&t, &r, NULL, TS_V("check", "-p", "t.rules", "no-such-program-here"));
 	cr_assert_eq(tc_code(&r), 125);
 	cr_assert_not_null(strstr(r.err, "no-such-program-here: not found in PATH"), "%s", r.err);
+}
+
+/*
+ * PATH searches, "%" standing for the test's directory (the cwd), which
+ * holds prog (executable), a/prog (not executable), b/prog (executable)
+ * and d/prog (a directory); path NULL: PATH unset (glibc's default is
+ * /bin:/usr/bin).  program: what the preload asks about and check names.
+ */
+static const struct pathcase {
+	const char *name, *path, *file, *program;
+} pathcases[] = {
+	{ "PATH unset: glibc's default", NULL, "ls", "/bin/ls" },
+	{ "PATH empty: the current directory", "", "prog", "%/prog" },
+	{ "a leading empty entry: the current directory", ":%/b", "prog", "%/prog" },
+	{ "an empty entry in the middle", "%/a::%/b", "prog", "%/prog" },
+	{ "a trailing empty entry", "%/a:", "prog", "%/prog" },
+	{ "not executable: EACCES, the search goes on", "%/a:%/b", "prog", "%/b/prog" },
+	{ "a directory: EACCES, the search goes on", "%/d:%/b", "prog", "%/b/prog" },
+	{ "a name with '/' is not searched", "%/b", "./a/../prog", "%/a/../prog" },
+};
+#define NPATHCASES (sizeof(pathcases) / sizeof(pathcases[0]))
+
+/* s with each "%" replaced by dir (malloc'd). */
+static char *
+in_dir(const char *s, const char *dir)
+{
+	char *out = malloc(strlen(s) * (strlen(dir) + 1) + 1), *o = out;
+
+	cr_assert_not_null(out);
+	for (; *s; s++)
+		o = *s == '%' ? stpcpy(o, dir) : (*o = *s, o + 1);
+	*o = '\0';
+	return out;
+}
+
+/* What the preload asked the server about for exec-probe's execvp(file). */
+static char *
+preload_asks(const char *path, const char *file)
+{
+	struct shellesc_session *s;
+	struct tpol tp = { 0 };
+	struct tp_out o;
+	char *program;
+
+	s = tp_start(&tp, SHELLESC_DENY, 0);
+	tp_run(s, true, "deny", t.dir, NULL, (const char *const[]){ TP_T, "-p",
+	    path ? path : "-", "execvp", file, "prog", NULL }, &o);
+	tp_check(&o, 99, 0, "ret=-1 errno=13\n", TP_DENIED, file);
+	cr_assert_eq(tp.seen, 1, "%s: %d requests", file, tp.seen);
+	cr_assert_not_null(program = strdup(tp.program));
+	tp_out_free(&o);
+	ts_end(s, &tp);
+	return program;
+}
+
+ParameterizedTestParameters(cli_check, names_what_the_preload_runs)
+{
+	return ts_indexes(NPATHCASES);
+}
+
+ParameterizedTest(size_t *i, cli_check, names_what_the_preload_runs)
+{
+	const struct pathcase *c = &pathcases[*i];
+	char *path = c->path ? in_dir(c->path, t.dir) : NULL;
+	char *want = in_dir(c->program, t.dir), *asked;
+
+	TC_NEED_PRELOAD(&t, &r);
+	cr_log_info("case: %s", c->name);
+	tp_put(t.dir, "prog", "exit 0\n", 0755);
+	tp_put(t.dir, "a", NULL, 0755);
+	tp_put(t.dir, "a/prog", "exit 0\n", 0644);
+	tp_put(t.dir, "b", NULL, 0755);
+	tp_put(t.dir, "b/prog", "exit 0\n", 0755);
+	tp_put(t.dir, "d", NULL, 0755);
+	tp_put(t.dir, "d/prog", NULL, 0755);
+	asked = preload_asks(path, c->file);
+	cr_assert_str_eq(asked, want, "%s: the preload asked about %s", c->name, asked);
+	tc_setpath(&t, path);
+	check_json(TS_V("check", "-p", "t.rules", "--json", "--", (char *)c->file));
+	cr_assert_str_eq(tc_jstr(j, "program"), want, "%s: check names %s", c->name,
+	    tc_jstr(j, "program"));
+	free(asked);
+	free(want);
+	free(path);
 }

@@ -12,24 +12,9 @@
 
 #include "helpers/cli.h"
 
-static struct tc t;
-static struct tc_res r;
-static json_t *j;
+TC_SUITE(cli_exec, "prefix_rule(pattern=[\"touch\"], decision=\"deny\", justification=\"not here\")\n");
 
-static void
-setup(void)
-{
-	tc_init(&t, "prefix_rule(pattern=[\"touch\"], decision=\"deny\", justification=\"not here\")\n");
-}
-
-static void
-teardown(void)
-{
-	json_decref(j);
-	tc_fini(&t, &r);
-}
-
-TestSuite(cli_exec, .init = setup, .fini = teardown, .timeout = TC_TIMEOUT);
+static json_t *j;	/* exec's result (t holds it) */
 
 /* exec --no-login ... -c command (plus up to two more options). */
 static void
@@ -48,7 +33,7 @@ exec_json(const char *command, const char *opt, const char *arg)
 	args[n++] = (char *)command;
 	tc_run(&t, &r, NULL, args);
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
-	j = tc_json(r.out);
+	j = tc_json(&t, r.out);
 	cr_assert(r.outlen > 0 && r.out[r.outlen - 1] == '\n', "one line: %s", r.out);
 }
 
@@ -107,7 +92,6 @@ Test(cli_exec, login_or_not)
 {
 	exec_json("shopt -q login_shell && echo login || echo plain", "--login", NULL);
 	cr_assert_str_eq(tc_jstr(j, "stdout"), "login\n");
-	json_decref(j);
 	tc_res_free(&r);
 	exec_json("shopt -q login_shell && echo login || echo plain", "--no-login", NULL);
 	cr_assert_str_eq(tc_jstr(j, "stdout"), "plain\n");

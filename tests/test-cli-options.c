@@ -13,16 +13,13 @@
 
 #include "helpers/cli.h"
 
-Test(cli_options, version, .timeout = TC_TIMEOUT)
-{
-	struct tc t;
-	struct tc_res r;
+TC_SUITE(cli_options, NULL);
 
-	tc_init(&t, NULL);
+Test(cli_options, version)
+{
 	tc_run(&t, &r, NULL, TS_V("--version"));
 	cr_assert_eq(tc_code(&r), 0);
 	cr_assert_str_eq(r.out, "shellesc " PACKAGE_VERSION "\n");
-	tc_fini(&t, &r);
 }
 
 /* Each long option named in one text ("--name") is in the other. */
@@ -42,15 +39,13 @@ options_in(const char *from, const char *what, const char *into, const char *whe
 }
 
 /* --help and shellesc(1) document the same options. */
-Test(cli_options, help_matches_the_manual, .timeout = TC_TIMEOUT)
+Test(cli_options, help_matches_the_manual)
 {
 	char *man = NULL, *plain;
 	size_t len = 0;
-	FILE *f = fopen(TEST_CLI_SRCDIR "/man/shellesc.1", "r");
-	struct tc t;
-	struct tc_res r;
+	FILE *f = fopen(TEST_MAN_SHELLESC, "r");
 
-	cr_assert(f != NULL && getdelim(&man, &len, '\0', f) > 0, "no man/shellesc.1");
+	cr_assert(f != NULL && getdelim(&man, &len, '\0', f) > 0, "no %s", TEST_MAN_SHELLESC);
 	fclose(f);
 
 	/* roff writes "--" as "\-\-" */
@@ -61,13 +56,11 @@ Test(cli_options, help_matches_the_manual, .timeout = TC_TIMEOUT)
 		if ((*d++ = *s) == '\0')
 			break;
 	}
-	tc_init(&t, NULL);
 	tc_run(&t, &r, NULL, TS_V("--help"));
 	cr_assert_eq(tc_code(&r), 0);
 	cr_assert(strncmp(r.out, "usage: shellesc run", 19) == 0, "%s", r.out);
 	options_in(r.out, "--help", plain, "shellesc(1)");
 	options_in(plain, "shellesc(1)", r.out, "--help");
-	tc_fini(&t, &r);
 	free(man);
 	free(plain);
 }
@@ -113,14 +106,11 @@ ParameterizedTestParameters(cli_options, bad)
 
 /* 125 (shellesc's own failure, as env(1) uses it), except 127 for a
  * PROGRAM that is not found; the message names what was wrong. */
-ParameterizedTest(size_t *i, cli_options, bad, .timeout = TC_TIMEOUT)
+ParameterizedTest(size_t *i, cli_options, bad)
 {
 	const struct bad *b = &bads[*i];
 	char *args[8] = { NULL };
-	struct tc t;
-	struct tc_res r;
 
-	tc_init(&t, NULL);
 	tc_file(&t, "bad.rules", "prefix_rule(pattern=[\"rm\"], decision=\"sometimes\")\n");
 	for (size_t k = 0; b->args[k]; k++)
 		args[k] = b->args[k][0] == '@' ? (char *)tc_path(&t, b->args[k] + 1) :
@@ -130,18 +120,12 @@ ParameterizedTest(size_t *i, cli_options, bad, .timeout = TC_TIMEOUT)
 	    "exit %d: %s", tc_code(&r), r.err);
 	cr_expect_not_null(strstr(r.err, b->says), "expected \"%s\" in: %s", b->says, r.err);
 	cr_expect_str_eq(r.out, "");
-	tc_fini(&t, &r);
 }
 
 /* A PROGRAM that exists but cannot be executed: 126. */
-Test(cli_options, program_not_executable, .timeout = TC_TIMEOUT)
+Test(cli_options, program_not_executable)
 {
-	struct tc t;
-	struct tc_res r;
-
-	tc_init(&t, NULL);
 	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", (char *)tc_file(&t, "plain", "x\n")));
 	cr_assert_eq(tc_code(&r), 126, "%s", r.err);
 	cr_assert_not_null(strstr(r.err, "Permission denied"), "%s", r.err);
-	tc_fini(&t, &r);
 }

@@ -19,22 +19,7 @@
 static const char rules[] =
     "prefix_rule(pattern=[\"touch\"], decision=\"prompt\", justification=\"touching needs a yes\")\n";
 
-static struct tc t;
-static struct tc_res r;
-
-static void
-setup(void)
-{
-	tc_init(&t, rules);
-}
-
-static void
-teardown(void)
-{
-	tc_fini(&t, &r);
-}
-
-TestSuite(cli_prompt, .init = setup, .fini = teardown, .timeout = TC_TIMEOUT);
+TC_SUITE(cli_prompt, rules);
 
 #define TOUCH TC_GATE "G touch made; echo \"touch: $?\""
 
@@ -57,7 +42,7 @@ Test(cli_prompt, approver_escalates)
 	cr_assert_str_eq(r.out, "touch: 0\n", "%s", r.err);
 	cr_assert(tc_exists(&t, "made"));
 	cr_assert_not_null(text = tc_read(&t, "req.json"));
-	req = tc_json(text);
+	req = tc_json(&t, text);
 	free(text);
 	cr_assert_str_eq(tc_jstr(req, "program"), tc_which("touch"));
 	cr_assert_str_eq(tc_jstr(req, "cwd"), t.dir);
@@ -70,7 +55,6 @@ Test(cli_prompt, approver_escalates)
 	cr_assert_str_eq(tc_jstr(json_object_get(req, "rule"), "justification"),
 	    "touching needs a yes");
 	cr_assert_not_null(strstr(tc_jstr(json_object_get(req, "rule"), "source"), "t.rules:1"));
-	json_decref(req);
 }
 
 Test(cli_prompt, approver_runs_in_place)

@@ -21,22 +21,7 @@ static const char rules[] =
     "prefix_rule(pattern=[\"sh\", \"-c\"], decision=\"escalate\")\n"
     "prefix_rule(pattern=[\"mkdir\"], decision=\"deny\")\n";
 
-static struct tc t;
-static struct tc_res r;
-
-static void
-setup(void)
-{
-	tc_init(&t, rules);
-}
-
-static void
-teardown(void)
-{
-	tc_fini(&t, &r);
-}
-
-TestSuite(cli_run, .init = setup, .fini = teardown, .timeout = TC_TIMEOUT);
+TC_SUITE(cli_run, rules);
 
 static void
 run_script(const char *mode, const char *script)

@@ -19,36 +19,16 @@
 #include "helpers/cli.h"
 #include "helpers/rules.h"
 
-static struct tc t;
-static struct tc_res r;
-static char *outside;		/* a directory no default covers */
+TC_SUITE(cli_sandbox, NULL);
 
-static void
-setup(void)
-{
-	tc_init(&t, NULL);
-	outside = tr_tmpdir();
-}
+static const char *outside;	/* a directory no default covers */
 
-static void
-teardown(void)
-{
-	tr_rmtree(outside);
-	tc_fini(&t, &r);
-}
-
-TestSuite(cli_sandbox, .init = setup, .fini = teardown, .timeout = TC_TIMEOUT);
-
+/* Skip without Landlock ABI abi; else make outside. */
 static void
 need_landlock(int abi)
 {
-	int have = tc_landlock_abi();
-
-	if (have < abi) {
-		tr_rmtree(outside);
-		TC_SKIP(&t, &r, "needs Landlock ABI %d; this kernel has %s %d", abi,
-		    have ? "ABI" : "none, ABI", have);
-	}
+	tc_need_landlock(&t, &r, abi);
+	outside = tc_tmpdir(&t);
 }
 
 static bool
@@ -96,7 +76,7 @@ Test(cli_sandbox, writable_replaces_the_defaults)
 	need_landlock(1);
 	snprintf(script, sizeof(script), TC_GATE "G touch %s/ok; echo \"outside: $?\";"
 	    " G touch made 2>/dev/null; echo \"cwd: $?\"", outside);
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "-s", "landlock", "-w", outside,
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "-s", "landlock", "-w", (char *)outside,
 	    "--", "bash", "-c", script));
 	cr_assert_str_eq(r.out, "outside: 0\ncwd: 1\n", "%s", r.err);
 	cr_assert(outside_has("ok"));
@@ -159,10 +139,9 @@ Test(cli_sandbox, exec_is_sandboxed_too)
 	tc_run(&t, &r, NULL, TS_V("exec", "-p", "t.rules", "--mode", "wrapper", "--no-login",
 	    "-s", "landlock", "-c", cmd));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
-	j = tc_json(r.out);
+	j = tc_json(&t, r.out);
 	cr_assert_eq(json_integer_value(json_object_get(j, "exit_code")), 1, "%s", r.out);
 	cr_assert_not_null(strstr(tc_jstr(j, "stderr"), "Permission denied"), "%s", r.out);
 	cr_assert(outside_has("escalated"));
 	cr_assert(!outside_has("in-place"));
-	json_decref(j);
 }

@@ -193,7 +193,9 @@ request_kind(enum shellesc_action kind)
 Test(escalate, no_fd_leaks_after_many_requests, .timeout = TS_TIMEOUT)
 {
 	static const struct { enum shellesc_action kind; int n; } kinds[] = {
-		{ SHELLESC_RUN, 10000 }, { SHELLESC_DENY, 10000 }, { SHELLESC_ESCALATE, 500 },
+		/* Enough that a leak of one fd per request shows (fds settle
+		 * back to base), few enough to finish on a loaded machine. */
+		{ SHELLESC_RUN, 2000 }, { SHELLESC_DENY, 2000 }, { SHELLESC_ESCALATE, 200 },
 	};
 	int base, n;
 

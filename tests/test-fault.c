@@ -95,7 +95,7 @@ fault_server_killed(unsigned intercept)
 	snprintf(script, sizeof(script), "%s%s", TL_X_MODE(intercept), fault_script);
 	ts_proc_start(&p, "/", intercept == SHELLESC_INTERCEPT_WRAPPER ?
 	    TS_V(sock, "PATH=/usr/bin:/bin", "EXEC_WRAPPER=" TEST_WRAPPER) :
-	    TS_V(sock, "PATH=/usr/bin:/bin", "LD_PRELOAD=" TEST_PRELOAD, "SHELLESC_WRAPPER=" TEST_WRAPPER),
+	    TS_V(sock, "PATH=/usr/bin:/bin", "LD_PRELOAD=" TEST_PRELOAD, SHELLESC_ENV_PROXY_PATH "=" TEST_WRAPPER),
 	    "/bin/bash", TS_V("bash", "-c", script));
 	close(client);
 	ts_read_line(p.out, line, sizeof(line), 10000);

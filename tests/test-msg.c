@@ -161,6 +161,32 @@ Test(msg, handover_carries_fds)
 	cr_assert_eq(msg_send_handover(-1, dest, w, SHELLESC_MAX_FDS + 1), SE_ERR_TOO_MANY_FDS);
 }
 
+/* A hand-over says whether its client follows stops; only such a client
+ * is sent "stopped" (7) messages. */
+Test(msg, stops_round_trip)
+{
+	struct frame_rx rx;
+	struct msg m;
+	int sv[2], null;
+
+	th_pair(SOCK_STREAM, sv);
+	th_null_fds(&null, 1);
+	cr_assert_eq(msg_send_handover_follow(sv[0], (int[]){ 0 }, &null, 1), 0);
+	cr_assert_eq(th_recv_msg(sv[1], &rx, SHELLESC_MAX_FDS, &m), 0);
+	cr_assert(m.type == SHELLESC_MSG_HANDOVER && m.ndest == 1 && m.follow_stops);
+	frame_rx_reset(&rx);
+	cr_assert_eq(msg_send_handover(sv[0], (int[]){ 0 }, &null, 1), 0);
+	cr_assert_eq(th_recv_msg(sv[1], &rx, SHELLESC_MAX_FDS, &m), 0);
+	cr_assert(m.type == SHELLESC_MSG_HANDOVER && !m.follow_stops && !msg_has(&m, "follow_stops"));
+	frame_rx_reset(&rx);
+	cr_assert_eq(msg_send_stopped(sv[0], SIGTSTP), 0);
+	cr_assert_eq(th_recv_msg(sv[1], &rx, 0, &m), 0);
+	cr_assert(m.type == SHELLESC_MSG_STOPPED && m.signal == SIGTSTP);
+	frame_rx_reset(&rx);
+	th_close_fds(&null, 1);
+	th_close_fds(sv, 2);
+}
+
 /* --- exec requests --- */
 
 struct exec_job {
@@ -369,7 +395,7 @@ Test(msg, exec_decoding)
 		{ "pid", { "pid:2147483648", SE_ERR_RANGE, "pid" } },
 		{ "flags", { "flags:65536", SE_ERR_RANGE, "flags" } },
 		{ "type", { "type:0", SE_ERR_RANGE, "type" } },
-		{ "type", { "type:7", SE_ERR_RANGE, "type" } },
+		{ "type", { "type:8", SE_ERR_RANGE, "type" } },
 		{ "type", { "type:18446744073709551615", SE_ERR_RANGE, "type" } },
 		{ "argv", { "argv:#dc7fff", SE_ERR_MALFORMED, "argv" } },
 	};
@@ -416,6 +442,8 @@ Test(msg, reply_decoding)
 		  SE_ERR_TOO_MANY_FDS, "fds" },
 		{ "{type:3, fds:{}}", SE_ERR_TYPE, "fds" },
 		{ "{type:3, fds:[\"0\"]}", SE_ERR_TYPE, "fds" },
+		{ "{type:3, fds:[0,1,2], follow_stops:true}", 0, NULL },
+		{ "{type:3, fds:[0,1,2], follow_stops:1}", SE_ERR_TYPE, "follow_stops" },
 		{ "{type:4, signal:1}", 0, NULL },
 		{ "{type:4, signal:64}", 0, NULL },
 		{ "{type:4, signal:0}", SE_ERR_RANGE, "signal" },
@@ -434,6 +462,10 @@ Test(msg, reply_decoding)
 		{ "{type:6, message:\"\"}", 0, NULL },
 		{ "{type:6}", SE_ERR_MISSING, "message" },
 		{ "{type:6, message:nil}", SE_ERR_TYPE, "message" },
+		{ "{type:7, signal:20}", 0, NULL },
+		{ "{type:7}", SE_ERR_MISSING, "signal" },
+		{ "{type:7, signal:0}", SE_ERR_RANGE, "signal" },
+		{ "{type:8, signal:20}", SE_ERR_RANGE, "type" },
 		{ "{type:2, action:0} #c0", SE_ERR_TRAILING, NULL },
 		{ "{type:2, action:0} {}", SE_ERR_TRAILING, NULL },
 		{ "{}", SE_ERR_MISSING, "type" },

@@ -278,3 +278,28 @@ ParameterizedTest(size_t *i, preload_diff, null_argv_envp, .timeout = TS_TIMEOUT
 	}
 	ts_end(s, &tp);
 }
+
+/* --- size ------------------------------------------------------------- */
+
+/*
+ * Bash builds the arguments itself (no exec): the longest string the kernel
+ * takes (MAX_ARG_STRLEN with its NUL) runs; one byte more, or more than
+ * 6 MiB in all (64 strings of 100 000 bytes: more than any stack limit
+ * gives), fails with E2BIG as without the preload, and is never asked about.
+ */
+#define BIG "printf -v x '%0*d' $1 0; /bin/true \"$x\" && echo ran || echo failed $?"
+#define MANY "printf -v x '%0*d' 100000 0; a=(); for i in {1..64}; do a+=(\"$x\"); done; " \
+	"/bin/true \"${a[@]}\" && echo ran || echo failed $?"
+
+Test(preload_diff, too_large, .timeout = TS_TIMEOUT)
+{
+	static const char *const sizes[] = { "131071", "131072" };
+
+	s = tp_start(&tp, SHELLESC_RUN, 0);
+	for (size_t k = 0; k < 2; k++)
+		same_both_ways(NULL, (const char *const[]){ "/bin/bash", "-c", BIG, "bash", sizes[k],
+		    NULL }, false, sizes[k]);
+	same_both_ways(NULL, (const char *const[]){ "/bin/bash", "-c", MANY, NULL }, false, "6.4 MB");
+	cr_assert_str_eq(tp.history, "/bin/true\n", "decided:\n%s", tp.history);
+	ts_end(s, &tp);
+}

@@ -95,7 +95,7 @@ Test(rules_file, append_creates_directories_and_loads_back)
 	struct rules *r;
 	char *text;
 
-	cr_assert_eq(rules_append_prefix_rule(path, cmd, 4, RULES_RUN), 0);
+	cr_assert_eq(rules_append_prefix_rule(path, cmd, 4, RULES_RUN, NULL), 0);
 	text = tr_read_file(path, NULL);
 	cr_expect_str_eq(text, "prefix_rule(pattern=[\"/usr/bin/git\", \"commit\", "
 	    "\"-m\", \"it's \\\"done\\\"\"], decision=\"run\")\n");
@@ -120,9 +120,9 @@ Test(rules_file, append_keeps_the_old_content)
 
 	tr_write_file(path, "# mine\nprefix_rule([\"cat\"], \"run\")");
 	cr_assert_eq(chmod(path, 0640), 0);
-	cr_assert_eq(rules_append_prefix_rule(path, ls, 2, RULES_ESCALATE), 0);
-	cr_assert_eq(rules_append_prefix_rule(path, rm, 1, RULES_DENY), 0);
-	cr_assert_eq(rules_append_prefix_rule(path, ls, 2, RULES_ESCALATE), 0);
+	cr_assert_eq(rules_append_prefix_rule(path, ls, 2, RULES_ESCALATE, NULL), 0);
+	cr_assert_eq(rules_append_prefix_rule(path, rm, 1, RULES_DENY, NULL), 0);
+	cr_assert_eq(rules_append_prefix_rule(path, ls, 2, RULES_ESCALATE, NULL), 0);
 	text = tr_read_file(path, NULL);
 	cr_expect_str_eq(text, "# mine\nprefix_rule([\"cat\"], \"run\")\n"
 	    "prefix_rule(pattern=[\"ls\", \"-l\"], decision=\"escalate\")\n"
@@ -145,7 +145,7 @@ Test(rules_file, append_follows_a_symlink)
 
 	tr_write_file(real, "");
 	cr_assert_eq(symlink("real.rules", link), 0);
-	cr_assert_eq(rules_append_prefix_rule(link, cmd, 1, RULES_PROMPT), 0);
+	cr_assert_eq(rules_append_prefix_rule(link, cmd, 1, RULES_PROMPT, NULL), 0);
 	cr_assert_eq(lstat(link, &st), 0);
 	cr_expect(S_ISLNK(st.st_mode));
 	text = tr_read_file(real, NULL);
@@ -154,6 +154,18 @@ Test(rules_file, append_follows_a_symlink)
 	free(real);
 	free(link);
 	tr_rmtree(dir);
+}
+
+/* A refused append: -1, errno e, and *err naming path and saying why. */
+static void
+expect_refused(int r, const struct rules_error *err, const char *path, int e,
+    const char *why, size_t i)
+{
+	cr_expect_eq(r, -1, "case %zu", i);
+	cr_expect_eq(errno, e, "case %zu: errno %d", i, errno);
+	cr_expect_str_eq(err->file, path ? path : "(null)", "case %zu", i);
+	cr_expect_eq(err->line, 0, "case %zu", i);
+	cr_expect_str_eq(err->msg, why, "case %zu", i);
 }
 
 Test(rules_file, append_refuses_what_would_not_load_back)
@@ -167,23 +179,50 @@ Test(rules_file, append_refuses_what_would_not_load_back)
 		{ "", 1, RULES_RUN }, { "*", 1, RULES_RUN }, { "bin/ls", 1, RULES_RUN },
 		{ "~/ls", 1, RULES_RUN },
 	};
+	static const char refused[] = "not a rule that can be appended";
 	char *dir = tr_tmpdir(), *path = tr_path(dir, "x.rules");
 	char *const nul[] = { "ls", NULL };
+	struct rules_error err;
+	size_t n = sizeof(cases) / sizeof(cases[0]);
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		char *const cmd[] = { (char *)cases[i].tok0 };
 
-		cr_expect_eq(rules_append_prefix_rule(path, cmd, cases[i].n,
-		    cases[i].d), -EINVAL, "case %zu", i);
+		expect_refused(rules_append_prefix_rule(path, cmd, cases[i].n,
+		    cases[i].d, &err), &err, path, EINVAL, refused, i);
 		cr_expect_null(rules_format_prefix_rule(cmd, cases[i].n, cases[i].d));
 		cr_expect_eq(errno, EINVAL);
 	}
-	cr_expect_eq(rules_append_prefix_rule(path, nul, 2, RULES_RUN), -EINVAL);
-	cr_expect_eq(rules_append_prefix_rule(path, NULL, 1, RULES_RUN), -EINVAL);
-	cr_expect_eq(rules_append_prefix_rule(NULL, nul, 1, RULES_RUN), -EINVAL);
-	cr_expect_eq(rules_append_prefix_rule("", nul, 1, RULES_RUN), -EINVAL);
+	expect_refused(rules_append_prefix_rule(path, nul, 2, RULES_RUN, &err), &err,
+	    path, EINVAL, refused, n);
+	expect_refused(rules_append_prefix_rule(path, NULL, 1, RULES_RUN, &err), &err,
+	    path, EINVAL, refused, n + 1);
+	expect_refused(rules_append_prefix_rule(NULL, nul, 1, RULES_RUN, &err), &err,
+	    NULL, EINVAL, "invalid argument", n + 2);
+	expect_refused(rules_append_prefix_rule("", nul, 1, RULES_RUN, &err), &err,
+	    "", EINVAL, "invalid argument", n + 3);
+	cr_expect_eq(rules_append_prefix_rule(NULL, nul, 1, RULES_RUN, NULL), -1,
+	    "err may be NULL");
 	cr_expect_eq(file_count_entries(dir), 0, "nothing was written");
 	free(path);
+	tr_rmtree(dir);
+}
+
+/* What the system refused is told as a load error is: file, errno, text. */
+Test(rules_file, append_failure_says_why)
+{
+	char *dir = tr_tmpdir(), *file = tr_path(dir, "file");
+	char *below = tr_path(dir, "file/sub/x.rules");
+	char *const cmd[] = { "make", NULL };
+	struct rules_error err;
+
+	tr_write_file(file, "");
+	expect_refused(rules_append_prefix_rule(dir, cmd, 1, RULES_RUN, &err), &err,
+	    dir, EINVAL, "not a regular file", 0);
+	expect_refused(rules_append_prefix_rule(below, cmd, 1, RULES_RUN, &err), &err,
+	    below, ENOTDIR, strerror(ENOTDIR), 1);
+	free(below);
+	free(file);
 	tr_rmtree(dir);
 }
 
@@ -220,7 +259,7 @@ Test(rules_file, random_tokens_round_trip)
 			tok[i][k][len] = '\0';
 		}
 		cr_assert_eq(rules_append_prefix_rule(path, cmd, 4,
-		    (enum rules_decision)(i % 4)), 0, "command %d", i);
+		    (enum rules_decision)(i % 4), NULL), 0, "command %d", i);
 	}
 	r = file_load(path);
 	cr_expect_eq(rules_count(r), 200);

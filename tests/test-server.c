@@ -1,7 +1,7 @@
 /*
  * test-server.c: suite server -- the session API with real shells, real
- * sockets and real escalated processes (the reference's server tests and
- * the session-level ones of issue 3).
+ * sockets and real escalated processes (the reference's server tests, then
+ * the session's own: environment overlay, exec, scrubbing, lifetimes).
  */
 #include "config.h"
 
@@ -31,8 +31,8 @@ Test(server, overlay_has_exactly_the_intercept_keys, .timeout = TS_TIMEOUT)
 		const char *keys[4];
 	} cases[] = {
 		{ SHELLESC_INTERCEPT_WRAPPER, { "EXEC_WRAPPER=/w/wrapper" } },
-		{ SHELLESC_INTERCEPT_PRELOAD, { "LD_PRELOAD=/p/preload.so", "SHELLESC_WRAPPER=/w/wrapper" } },
-		{ 0, { "EXEC_WRAPPER=/w/wrapper", "LD_PRELOAD=/p/preload.so", "SHELLESC_WRAPPER=/w/wrapper" } },
+		{ SHELLESC_INTERCEPT_PRELOAD, { "LD_PRELOAD=/p/preload.so", SHELLESC_ENV_PROXY_PATH "=/w/wrapper" } },
+		{ 0, { "EXEC_WRAPPER=/w/wrapper", "LD_PRELOAD=/p/preload.so", SHELLESC_ENV_PROXY_PATH "=/w/wrapper" } },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -85,7 +85,7 @@ Test(server, env_merge_prepends_preload, .timeout = TS_TIMEOUT)
 	cr_assert_str_eq(env[1], "EXEC_WRAPPER=/w");
 	cr_assert_str_eq(env[2], "X=1");
 	cr_assert(strncmp(env[3], "SHELLESC_ESCALATE_SOCKET=", 25) == 0);
-	cr_assert_str_eq(env[4], "SHELLESC_WRAPPER=/w");
+	cr_assert_str_eq(env[4], SHELLESC_ENV_PROXY_PATH "=/w");
 	cr_assert_null(env[5]);
 	shellesc_env_free(env);
 	ts_end(s, &tp);

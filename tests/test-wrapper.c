@@ -246,3 +246,27 @@ Test(wrapper, usage, .timeout = TS_TIMEOUT)
 	cr_assert_not_null(strstr(err, "usage:"), "%s", err);
 	free(err);
 }
+
+/* SHELLESC_PROXY_FD (proxy mode) must be the decimal number of an open
+ * stream socket; anything else is refused and nothing runs. */
+Test(wrapper, proxy_fd_must_name_a_stream, .timeout = TS_TIMEOUT)
+{
+	static const char *const bad[] = { "", "x", "3x", "-1", "+0", " 0", "0", "999",
+		"1234567890" };
+	char var[64], *out, *err;
+	struct ts_proc p;
+	int st;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(var, sizeof(var), SHELLESC_ENV_PROXY "=%s", bad[i]);
+		ts_proc_start(&p, NULL, TS_V("PATH=/bin", var), TEST_WRAPPER,
+		    TS_V("shellesc-execve-wrapper", "/bin/echo", "echo", "ran"));
+		st = ts_proc_wait(&p, &out, NULL, &err);
+		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 126, "'%s': status %#x", bad[i], st);
+		cr_expect_str_eq(out, "", "'%s'", bad[i]);
+		cr_expect_not_null(strstr(err, "SHELLESC_PROXY_FD is not an escalation stream"),
+		    "'%s': %s", bad[i], err);
+		free(out);
+		free(err);
+	}
+}

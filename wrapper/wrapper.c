@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,15 +104,13 @@ static int
 wrapper_proxy(const char *file, const char *fdstr)
 {
 	struct client_req req = { .action = SHELLESC_ACT_ESCALATE };
-	char *end;
-	long fd = strtol(fdstr, &end, 10);
+	int fd = client_fd_value(fdstr);
 
-	if (*fdstr == '\0' || *end != '\0' || fd < 0 || fd > INT32_MAX ||
-	    fdpass_is_unix((int)fd, SOCK_STREAM) != 0) {
+	if (fd < 0 || fdpass_is_unix(fd, SOCK_STREAM) != 0) {
 		client_say(file, "SHELLESC_PROXY_FD is not an escalation stream");
 		return EXIT_CANNOT_RUN;
 	}
-	req.stream = (int)fd;
+	req.stream = fd;
 	return wrapper_escalate(file, &req);
 }
 

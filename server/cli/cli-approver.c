@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-json.h"
 
 #define CLI_APPROVER_MAX 65536	/* bytes of answer */
 

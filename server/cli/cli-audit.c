@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-json.h"
 
 struct cli_audit {
 	pthread_mutex_t mu;
@@ -32,7 +33,7 @@ cli_audit_open(struct cli *c)
 	if (dest == NULL)
 		return 0;
 	if ((a = calloc(1, sizeof(*a))) == NULL)
-		return -1;
+		return cli_oom();
 	pthread_mutex_init(&a->mu, NULL);
 	c->audit = a;
 	a->fd = -1;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-json.h"
 #include "path.h"
 
 static void

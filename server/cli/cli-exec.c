@@ -5,10 +5,11 @@
  * timed_out}, output bytes encoded as cli-json.c describes.
  *
  * The library spawns the shell itself and offers no hook between its fork
- * and exec, so --sandbox landlock gives it this very program as the shell,
- * with CLI_ENV_SANDBOX saying what to confine and which shell to become:
- * cli_exec_sandboxed() enters the Landlock ruleset, then executes the
- * real shell with the same -c/-lc COMMAND.
+ * and exec, so it is given this very program as the shell, with
+ * CLI_ENV_SANDBOX saying what to confine and which shell to become:
+ * cli_exec_sandboxed() enters the Landlock ruleset (--sandbox landlock)
+ * and the session's seccomp filter (always, cli-seccomp.h), then executes
+ * the real shell with the same -c/-lc COMMAND.
  */
 #include "config.h"
 
@@ -22,15 +23,18 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-json.h"
+#include "cli-seccomp.h"
 
 extern char **environ;
 
-/* environ plus *entry, CLI_ENV_SANDBOX={"shell": ..., "writable": [...],
- * "no_network": ...}; free both. */
+/* environ plus *entry, CLI_ENV_SANDBOX={"shell": ..., "landlock": ...,
+ * "writable": [...], "no_network": ...}; free both. */
 static char **
 cli_exec_sandbox_env(struct cli *c, const char *shell, char **entry)
 {
-	json_t *j = json_pack("{s:o, s:o, s:b}", "shell", cli_json_str(shell),
+	json_t *j = json_pack("{s:o, s:b, s:o, s:b}", "shell", cli_json_str(shell),
+	    "landlock", c->ruleset >= 0,
 	    "writable", cli_json_strv(c->o.writable.v), "no_network", c->o.no_network);
 	char *spec = j ? json_dumps(j, JSON_COMPACT) : NULL, **env;
 	size_t n = 0;
@@ -39,12 +43,12 @@ cli_exec_sandbox_env(struct cli *c, const char *shell, char **entry)
 	*entry = NULL;
 	while (environ[n])
 		n++;
-	if (spec == NULL || asprintf(entry, "%s=%s", CLI_ENV_SANDBOX, spec) < 0 ||
-	    (env = calloc(n + 2, sizeof(char *))) == NULL) {
-		free(spec);
-		return NULL;
-	}
+	/* asprintf leaves *entry undefined when it fails: the caller frees it */
+	if (spec != NULL && asprintf(entry, "%s=%s", CLI_ENV_SANDBOX, spec) < 0)
+		*entry = NULL;
 	free(spec);
+	if (*entry == NULL || (env = calloc(n + 2, sizeof(char *))) == NULL)
+		return NULL;
 	memcpy(env, environ, n * sizeof(char *));
 	env[n] = *entry;
 	return env;
@@ -67,7 +71,7 @@ cli_exec_print(const struct shellesc_exec_result *res)
 	free(line);
 }
 
-/* The session's exec, with the shell swapped for us under the sandbox. */
+/* The session's exec, with the shell swapped for us, to confine it. */
 static int
 cli_exec_run(struct cli *c, struct shellesc_exec_params *p,
     struct shellesc_exec_result *res)
@@ -76,19 +80,22 @@ cli_exec_run(struct cli *c, struct shellesc_exec_params *p,
 	ssize_t n;
 	int r;
 
-	if (c->ruleset >= 0) {
-		if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0) {
-			cli_warn("exec: /proc/self/exe");
-			return -1;
-		}
-		self[n] = '\0';
-		if ((p->env = env = cli_exec_sandbox_env(c, p->shell, &entry)) == NULL) {
-			cli_warnx("exec: out of memory");
-			free(entry);
-			return -1;
-		}
-		p->shell = self;
+	/* what the shell's spawn would have said, had it been ours */
+	if (p->shell[0] == '/' && access(p->shell, X_OK) != 0) {
+		cli_warn("exec: %s", p->shell);
+		return -1;
 	}
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0) {
+		cli_warn("exec: /proc/self/exe");
+		return -1;
+	}
+	self[n] = '\0';
+	if ((p->env = env = cli_exec_sandbox_env(c, p->shell, &entry)) == NULL) {
+		cli_warnx("exec: out of memory");
+		free(entry);
+		return -1;
+	}
+	p->shell = self;
 	if ((r = shellesc_session_exec(c->s, p, res)) != 0)
 		cli_warnx("exec: %s: %s", c->o.shell ? c->o.shell : "/bin/bash", strerror(-r));
 	free(entry);
@@ -142,6 +149,7 @@ cli_exec(struct cli *c)
 
 struct cli_sbx {
 	char *shell;
+	bool landlock;
 	struct cli_strv writable;
 	bool no_network;
 };
@@ -155,6 +163,7 @@ cli_exec_spec(const char *text, struct cli_sbx *x)
 	int r = -1;
 
 	x->shell = cli_json_unbytes(json_object_get(j, "shell"));
+	x->landlock = json_is_true(json_object_get(j, "landlock"));
 	x->no_network = json_is_true(json_object_get(j, "no_network"));
 	if (x->shell != NULL && json_is_array(w))
 		r = 0;
@@ -171,35 +180,46 @@ cli_exec_spec(const char *text, struct cli_sbx *x)
 	return r;
 }
 
+/* Landlock if the spec asks for it, then the seccomp filter: 0 or -1. */
+static int
+cli_exec_confine(const struct cli_sbx *x)
+{
+	struct cli_seccomp f;
+	int ruleset = -1, e = 0;
+
+	if (x->landlock && (ruleset = cli_landlock_ruleset(&x->writable, x->no_network)) < 0)
+		return -1;
+	if (cli_seccomp_build(&f) != 0) {
+		cli_warnx("cannot build the session's seccomp filter");
+		e = -1;
+	} else if (ruleset >= 0 && (e = cli_landlock_enter(ruleset)) != 0)
+		cli_warn("cannot enter the Landlock sandbox");
+	else if ((e = cli_seccomp_enter(&f)) != 0)
+		cli_warn("cannot install the session's seccomp filter");
+	if (ruleset >= 0)
+		close(ruleset);
+	return e;
+}
+
 /* argv: SELF -c|-lc COMMAND, as shellesc_session_exec runs the shell. */
 int
 cli_exec_sandboxed(int argc, char **argv, const char *spec)
 {
 	struct cli_sbx x = { 0 };
-	int ruleset = -1, r = CLI_EXIT_FAIL;
+	int r = CLI_EXIT_FAIL;
 
 	if (argc != 3 || (strcmp(argv[1], "-c") != 0 && strcmp(argv[1], "-lc") != 0))
 		cli_warnx("%s is set, but this is not a shell's command line", CLI_ENV_SANDBOX);
-	else if (cli_exec_spec(spec, &x) == 0 &&
-	    (ruleset = cli_landlock_ruleset(&x.writable, x.no_network)) >= 0) {
+	else if (cli_exec_spec(spec, &x) == 0 && cli_exec_confine(&x) == 0) {
 		char *const shargv[] = { x.shell, argv[1], argv[2], NULL };
 
-		int e;
-
 		unsetenv(CLI_ENV_SANDBOX);
-		if ((e = cli_landlock_enter(ruleset)) != 0)
-			cli_warnx("cannot enter the Landlock sandbox: %s", strerror(-e));
-		else {
-			/* the raw system call: a preload library in our
-			 * environment would otherwise ask the session about
-			 * the shell itself */
-			syscall(SYS_execve, x.shell, shargv, environ);
-			cli_warn("%s", x.shell);
-			r = errno == ENOENT ? CLI_EXIT_NOTFOUND : CLI_EXIT_NOEXEC;
-		}
+		/* the raw system call: a preload library in our environment
+		 * would otherwise ask the session about the shell itself */
+		syscall(SYS_execve, x.shell, shargv, environ);
+		cli_warn("%s", x.shell);
+		r = errno == ENOENT ? CLI_EXIT_NOTFOUND : CLI_EXIT_NOEXEC;
 	}
-	if (ruleset >= 0)
-		close(ruleset);
 	free(x.shell);
 	cli_strv_free(&x.writable);
 	return r;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli-json.h"
 
 static const char cli_b64[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

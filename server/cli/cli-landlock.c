@@ -2,8 +2,11 @@
  * cli-landlock.c: --sandbox landlock.  The ruleset is built before any
  * fork: the sandboxed side may read and execute anywhere, and write only
  * beneath the --writable directories, /dev/null, /dev/tty and the ptys;
- * with --no-network it may neither connect nor bind TCP.  A child enters
- * it between fork and exec (cli_landlock_enter).  The server side --
+ * with --no-network it may neither connect nor bind TCP.  Where the kernel
+ * has Landlock ABI 5, ioctls on devices it opens are limited to the
+ * terminals and the harmless memory devices (descriptors it inherited,
+ * such as its terminal, are not limited: Landlock decides at open).  A
+ * child enters it between fork and exec (cli_landlock_enter).  The server side --
  * shellesc and the escalated commands it starts -- is never restricted,
  * which is what gives "escalate" its meaning.
  *
@@ -27,6 +30,9 @@
 /* Bookworm's kernel headers (6.1) stop at ABI 2; these are stable ABI. */
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
 #define LANDLOCK_ACCESS_FS_TRUNCATE	(1ULL << 14)	/* ABI 3 */
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV	(1ULL << 15)	/* ABI 5 */
 #endif
 #define CLI_LL_NET_BIND_TCP		(1ULL << 0)	/* ABI 4 */
 #define CLI_LL_NET_CONNECT_TCP		(1ULL << 1)
@@ -61,6 +67,13 @@ cli_ll_writes(int abi)
 	return w;
 }
 
+/* ioctl(2) on devices, where abi knows the right. */
+static uint64_t
+cli_ll_ioctl(int abi)
+{
+	return abi >= 5 ? LANDLOCK_ACCESS_FS_IOCTL_DEV : 0;
+}
+
 /* Allow rights beneath path; 1 when it does not exist and may not. */
 static int
 cli_ll_allow(int ruleset, const char *path, uint64_t rights, bool must_exist)
@@ -75,18 +88,39 @@ cli_ll_allow(int ruleset, const char *path, uint64_t rights, bool must_exist)
 		return -1;
 	}
 	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0) {
-		cli_warn("Landlock: cannot allow writes beneath %s", path);
+		cli_warn("Landlock: cannot add a rule for %s", path);
 		r = -1;
 	}
 	close(pb.parent_fd);
 	return r;
 }
 
+/*
+ * The devices: the terminals (the controlling one, the ptys, new ptys) and
+ * /dev/null may be written and driven by ioctl (job control, editors,
+ * isatty); the other memory devices only answer ioctls, harmlessly.  Any
+ * other device the session opens -- a virtual console above all -- takes
+ * no ioctl at all.
+ */
+static int
+cli_ll_devs(int ruleset, int abi)
+{
+	static const char *const ttys[] = { "/dev/null", "/dev/tty", "/dev/ptmx", "/dev/pts" };
+	static const char *const quiet[] = { "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom" };
+	uint64_t file = LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? LANDLOCK_ACCESS_FS_TRUNCATE : 0);
+
+	for (size_t i = 0; i < sizeof(ttys) / sizeof(ttys[0]); i++)
+		if (cli_ll_allow(ruleset, ttys[i], file | cli_ll_ioctl(abi), false) < 0)
+			return -1;
+	for (size_t i = 0; abi >= 5 && i < sizeof(quiet) / sizeof(quiet[0]); i++)
+		if (cli_ll_allow(ruleset, quiet[i], cli_ll_ioctl(abi), false) < 0)
+			return -1;
+	return 0;
+}
+
 static int
 cli_ll_dirs(int ruleset, int abi, const struct cli_strv *writable)
 {
-	static const char *const devs[] = { "/dev/null", "/dev/tty" };
-	uint64_t file = LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? LANDLOCK_ACCESS_FS_TRUNCATE : 0);
 	struct stat st;
 
 	for (size_t i = 0; i < writable->n; i++) {
@@ -97,10 +131,7 @@ cli_ll_dirs(int ruleset, int abi, const struct cli_strv *writable)
 		if (cli_ll_allow(ruleset, writable->v[i], cli_ll_writes(abi), true) < 0)
 			return -1;
 	}
-	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
-		if (cli_ll_allow(ruleset, devs[i], file, false) < 0)
-			return -1;
-	return cli_ll_allow(ruleset, "/dev/pts", file, false) < 0 ? -1 : 0;
+	return cli_ll_devs(ruleset, abi);
 }
 
 static int
@@ -132,7 +163,7 @@ cli_landlock_ruleset(const struct cli_strv *writable, bool no_network)
 
 	if (cli_ll_check(abi, no_network) != 0)
 		return -1;
-	attr.handled_access_fs = cli_ll_writes(abi);
+	attr.handled_access_fs = cli_ll_writes(abi) | cli_ll_ioctl(abi);
 	if (no_network)
 		attr.handled_access_net = CLI_LL_NET_BIND_TCP | CLI_LL_NET_CONNECT_TCP;
 	/* an older kernel takes the shorter struct of its ABI */
@@ -149,15 +180,16 @@ cli_landlock_ruleset(const struct cli_strv *writable, bool no_network)
 	return fd;
 }
 
-/* In a child, before exec: async-signal-safe.  0 or -errno. */
+/* In a child, before exec: async-signal-safe, so it cannot print: 0, or
+ * -1 with errno for the caller to report. */
 int
 cli_landlock_enter(int ruleset)
 {
 	/* Landlock demands it of an unprivileged caller; it also keeps set-id
 	 * programs from running outside what we restrict. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		return -errno;
+		return -1;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
-		return -errno;
+		return -1;
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <vis.h>
 
 #include "cli.h"
+#include "proto.h"
 
 const char cli_usage_text[] =
     "usage: shellesc run [OPTIONS] [--] PROGRAM [ARG...]\n"
@@ -59,7 +60,8 @@ const char cli_usage_text[] =
     "exec prints one JSON object: exit_code, signal, stdout, stderr, output,\n"
     "duration_ms, timed_out.\n"
     "\n"
-    "Environment: SHELLESC_WRAPPER and SHELLESC_PRELOAD override the installed\n"
+    "Environment: " SHELLESC_ENV_PROXY_PATH " and " CLI_ENV_PRELOAD
+    " override the installed\n"
     "exec wrapper and preload library.\n"
     "Exit status of run: PROGRAM's, 128+N if signal N killed it; 125 if shellesc\n"
     "failed, 126 if PROGRAM could not be executed, 127 if it was not found.\n"
@@ -86,6 +88,13 @@ cli_warnx(const char *fmt, ...)
 	va_start(ap, fmt);
 	cli_vmsg(fmt, ap, NULL);
 	va_end(ap);
+}
+
+int
+cli_oom(void)
+{
+	cli_warnx("out of memory");
+	return -1;
 }
 
 /* Like cli_warnx, with strerror(errno) appended. */

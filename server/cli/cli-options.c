@@ -75,10 +75,10 @@ cli_strv_add(struct cli_strv *sv, const char *s)
 	char **v = reallocarray(sv->v, sv->n + 2, sizeof(char *));
 
 	if (v == NULL)
-		return -1;
+		return cli_oom();
 	sv->v = v;
 	if ((v[sv->n] = strdup(s)) == NULL)
-		return -1;
+		return cli_oom();
 	v[++sv->n] = NULL;
 	return 0;
 }

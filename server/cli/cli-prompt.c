@@ -169,7 +169,7 @@ cli_prompt_start(struct cli *c)
 	int r;
 
 	if ((c->prompt = p) == NULL)
-		return -1;
+		return cli_oom();
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	p->tail = &p->head;

@@ -27,35 +27,47 @@ struct cli_rules {
 	char *user;			/* the file "always" appends to */
 };
 
+/* base/name, malloc'd; NULL after a message. */
+static char *
+cli_rules_join(const char *base, const char *name)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/%s", base, name) < 0) {
+		cli_oom();
+		return NULL;
+	}
+	return path;
+}
+
 /* $XDG_CONFIG_HOME/shellesc/rules, else ~/.config/shellesc/rules. */
 static char *
 cli_rules_userdir(void)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	struct passwd *pw;
-	char *dir = NULL;
 
 	/* the XDG spec: a relative value is invalid and ignored */
 	if (xdg && xdg[0] == '/')
-		return asprintf(&dir, "%s/shellesc/rules", xdg) < 0 ? NULL : dir;
+		return cli_rules_join(xdg, "shellesc/rules");
 	if ((home == NULL || home[0] != '/') && (pw = getpwuid(getuid())) != NULL)
 		home = pw->pw_dir;
 	if (home == NULL) {
 		cli_warnx("no home directory to find the user's rules in (set XDG_CONFIG_HOME)");
 		return NULL;
 	}
-	return asprintf(&dir, "%s/.config/shellesc/rules", home) < 0 ? NULL : dir;
+	return cli_rules_join(home, ".config/shellesc/rules");
 }
 
 /* Every .rules file in dir, in glob's (sorted) order. */
 static int
 cli_rules_glob(struct cli_strv *files, const char *dir)
 {
-	char *pat = NULL;
+	char *pat = cli_rules_join(dir, "*.rules");
 	glob_t g;
 	int r = 0;
 
-	if (asprintf(&pat, "%s/*.rules", dir) < 0)
+	if (pat == NULL)
 		return -1;
 	if (glob(pat, 0, NULL, &g) == 0) {
 		for (size_t i = 0; r == 0 && i < g.gl_pathc; i++)
@@ -74,8 +86,10 @@ cli_rules_load(const struct cli_strv *files, const char *extra)
 	struct rules_error err = { .line = 0 };
 	const char *f = NULL;
 
-	if (r == NULL)
+	if (r == NULL) {
+		cli_oom();
 		return NULL;
+	}
 	for (size_t i = 0; i <= files->n; i++) {
 		f = i < files->n ? files->v[i] : extra;
 		if (f != NULL && rules_load_file(r, f, &err) != 0)
@@ -99,13 +113,11 @@ cli_rules_open(struct cli *c)
 	int r = -1;
 
 	if ((c->rules = cr) == NULL)
-		return -1;
+		return cli_oom();
 	pthread_rwlock_init(&cr->lk, NULL);
 	if ((dir = cli_rules_userdir()) == NULL ||
-	    asprintf(&cr->user, "%s/default.rules", dir) < 0) {
-		cr->user = NULL;
+	    (cr->user = cli_rules_join(dir, "default.rules")) == NULL)
 		goto out;
-	}
 	if (c->o.policies.n > 0) {
 		for (size_t i = 0; i < c->o.policies.n; i++)
 			if (cli_strv_add(&cr->files, c->o.policies.v[i]) != 0)
@@ -245,13 +257,14 @@ int
 cli_rules_always(struct cli *c, const char *program, char *const *argv)
 {
 	struct cli_rules *cr = c->rules;
+	struct rules_error err = { .msg = "out of memory" };
 	size_t n;
 	char **tokens = cli_rules_tokens(program, argv, &n);
-	int r = tokens ? rules_append_prefix_rule(cr->user, tokens, n, RULES_ESCALATE) : -ENOMEM;
+	int r = tokens ? rules_append_prefix_rule(cr->user, tokens, n, RULES_ESCALATE, &err) : -1;
 
 	free(tokens);
 	if (r != 0) {
-		cli_warnx("cannot add a rule to %s: %s", cr->user, strerror(-r));
+		cli_warnx("cannot add a rule to %s: %s", cr->user, err.msg);
 		return -1;
 	}
 	cli_debug(c, 1, "added a rule to %s", cr->user);

@@ -23,11 +23,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-seccomp.h"
 #include "script.h"
 
 /* What the child reports through the exec-error pipe. */
 struct cli_run_err {
-	int landlock;			/* 1: entering Landlock failed */
+	enum { CLI_RUN_EXEC, CLI_RUN_LANDLOCK, CLI_RUN_SECCOMP } stage;
 	int err;			/* errno */
 };
 
@@ -43,11 +44,11 @@ cli_run_sigset(sigset_t *set)
 
 /* Child: from here to exec, async-signal-safe calls only (threads exist). */
 static void __attribute__((noreturn))
-cli_run_child(struct cli *c, const char *path, char **env, char **shargv, int ep)
+cli_run_child(struct cli *c, const struct cli_seccomp *f, const char *path, char **env,
+    char **shargv, int ep)
 {
 	struct cli_run_err e = { 0 };
 	sigset_t none;
-	int r;
 
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
@@ -55,9 +56,12 @@ cli_run_child(struct cli *c, const char *path, char **env, char **shargv, int ep
 	/* the fd limit we had before the session raised it (a failure changes nothing) */
 	if (c->nofile.rlim_cur != RLIM_INFINITY)
 		setrlimit(RLIMIT_NOFILE, &c->nofile);
-	if (c->ruleset >= 0 && (r = cli_landlock_enter(c->ruleset)) != 0) {
-		e.landlock = 1;
-		e.err = -r;
+	if (c->ruleset >= 0 && cli_landlock_enter(c->ruleset) != 0) {
+		e.stage = CLI_RUN_LANDLOCK;
+		e.err = errno;
+	} else if (cli_seccomp_enter(f) != 0) {
+		e.stage = CLI_RUN_SECCOMP;
+		e.err = errno;
 	} else {
 		execve(path, c->o.argv, env);
 		/* no #! line: a shell script, as execvp(3) runs it */
@@ -77,12 +81,16 @@ cli_run_failed(struct cli *c, pid_t pid, const struct cli_run_err *e)
 	char *prog = cli_show(c->o.argv[0]);
 
 	waitpid(pid, NULL, 0);
-	if (e->landlock)
+	if (e->stage == CLI_RUN_LANDLOCK)
 		cli_warnx("cannot enter the Landlock sandbox: %s", strerror(e->err));
+	else if (e->stage == CLI_RUN_SECCOMP)
+		cli_warnx("cannot install the session's seccomp filter: %s", strerror(e->err));
 	else
 		cli_warnx("%s: %s", prog ? prog : "PROGRAM", strerror(e->err));
 	free(prog);
-	return e->landlock ? CLI_EXIT_FAIL : e->err == ENOENT ? CLI_EXIT_NOTFOUND : CLI_EXIT_NOEXEC;
+	if (e->stage != CLI_RUN_EXEC)
+		return CLI_EXIT_FAIL;
+	return e->err == ENOENT ? CLI_EXIT_NOTFOUND : CLI_EXIT_NOEXEC;
 }
 
 /* 0 once PROGRAM runs; else the exit status for the failure. */
@@ -91,9 +99,14 @@ cli_run_spawn(struct cli *c, const char *path, pid_t *pid)
 {
 	char **env = shellesc_env_merge(c->s, NULL);
 	char **shargv = calloc(script_slots(c->o.argv), sizeof(char *));
+	struct cli_seccomp f;
 	struct cli_run_err e;
 	int ep[2] = { -1, -1 }, r = CLI_EXIT_FAIL;
 
+	if (cli_seccomp_build(&f) != 0) {
+		cli_warnx("cannot build the session's seccomp filter");
+		goto out;
+	}
 	if (env == NULL || shargv == NULL || pipe2(ep, O_CLOEXEC) != 0) {
 		cli_warn("cannot start %s", path);
 		goto out;
@@ -102,7 +115,7 @@ cli_run_spawn(struct cli *c, const char *path, pid_t *pid)
 	if ((*pid = fork()) < 0)
 		cli_warn("fork");
 	else if (*pid == 0)
-		cli_run_child(c, path, env, shargv, ep[1]);
+		cli_run_child(c, &f, path, env, shargv, ep[1]);
 	else {
 		close(ep[1]);
 		ep[1] = -1;

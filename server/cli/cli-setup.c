@@ -18,26 +18,25 @@
 
 #include "cli.h"
 #include "path.h"
+#include "proto.h"
 
 extern char **environ;
 
-/* What execve(2) would say of candidate, without running it: 0 for an
- * executable regular file (copied into arg, PATH_MAX bytes), else the
- * errno it would fail with. */
+/* The first candidate the preload would ask about (copied into arg,
+ * PATH_MAX bytes), or the errno execve would fail with. */
 static int
 cli_path_try(const char *candidate, void *arg)
 {
-	struct stat st;
+	int e = path_executable(candidate);
 
-	if (stat(candidate, &st) != 0)
-		return errno;
-	if (!S_ISREG(st.st_mode) || access(candidate, X_OK) != 0)
-		return EACCES;
+	if (e != 0)
+		return e;
 	return strlcpy(arg, candidate, PATH_MAX) < PATH_MAX ? 0 : ENAMETOOLONG;
 }
 
 /* PROGRAM's path as execvp(3) would find it, by the preload's own search
- * (common/path.c): the same PATH, the same default, the same errors. */
+ * and test (common/path.c): the same PATH, the same default, the same
+ * errors. */
 char *
 cli_path_search(const char *name)
 {
@@ -73,20 +72,22 @@ cli_setup_writable(struct cli *c)
 		return -1;
 	}
 	if (base && asprintf(&c->outer_tmpdir, "TMPDIR=%s", base) < 0) {
-		cli_warnx("out of memory");
+		cli_oom();
 		free(cwd);
 		return -1;
 	}
-	if (asprintf(&c->tmpdir, "%s/shellesc.XXXXXX", base && *base ? base : "/tmp") < 0)
+	if (asprintf(&c->tmpdir, "%s/shellesc.XXXXXX", base && *base ? base : "/tmp") < 0) {
 		c->tmpdir = NULL;
-	else if (mkdtemp(c->tmpdir) == NULL) {
+		cli_oom();
+	} else if (mkdtemp(c->tmpdir) == NULL) {
 		cli_warn("cannot make a private temporary directory %s", c->tmpdir);
 		free(c->tmpdir);
 		c->tmpdir = NULL;
 	} else if (cli_strv_add(&c->o.writable, cwd) == 0 &&
-	    cli_strv_add(&c->o.writable, c->tmpdir) == 0 &&
-	    setenv("TMPDIR", c->tmpdir, 1) == 0)
-		r = 0;
+	    cli_strv_add(&c->o.writable, c->tmpdir) == 0) {
+		if ((r = setenv("TMPDIR", c->tmpdir, 1)) != 0)
+			cli_warn("TMPDIR");
+	}
 	free(cwd);
 	return r;
 }
@@ -109,7 +110,7 @@ cli_setup_sandbox(struct cli *c)
 static int
 cli_setup_parts(struct cli *c, struct shellesc_config *cfg)
 {
-	const char *w = getenv(CLI_ENV_WRAPPER), *p = getenv(CLI_ENV_PRELOAD);
+	const char *w = getenv(SHELLESC_ENV_PROXY_PATH), *p = getenv(CLI_ENV_PRELOAD);
 
 	cfg->intercept = c->o.intercept;
 	cfg->wrapper_path = w && *w ? w : SHELLESC_WRAPPER_PATH;

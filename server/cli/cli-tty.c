@@ -36,7 +36,9 @@ struct cli_tty {
 /*
  * Become the terminal's foreground group (a job-control shell may hold
  * it: reading would then fail) and make sure the answer is echoed and
- * line-buffered, whatever mode the command left the terminal in.
+ * line-buffered, whatever mode the command left the terminal in.  The
+ * input queued so far is discarded (TCSAFLUSH, as sudo does when it asks
+ * for a password): an answer is only what is typed after the question.
  */
 static void
 cli_tty_take(struct cli_tty *t)
@@ -51,7 +53,7 @@ cli_tty_take(struct cli_tty *t)
 	tio = t->saved;
 	tio.c_lflag |= ICANON | ECHO;
 	tio.c_iflag |= ICRNL;
-	t->restore = tcsetattr(t->fd, TCSADRAIN, &tio) == 0;
+	t->restore = tcsetattr(t->fd, TCSAFLUSH, &tio) == 0;
 }
 
 static void

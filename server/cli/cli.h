@@ -9,13 +9,16 @@
  * terminal (cli-tty.c) or an approver command (cli-approver.c) one request
  * at a time while the loop keeps deciding other requests.
  *
- * Errors: functions print what was wrong (cli_warnx) and return -1; only
- * main() exits.
+ * Errors: functions print what was wrong (cli_warn, cli_warnx) and return
+ * -1, or NULL; only main() exits.  The exceptions say so below: code
+ * between fork and exec (-1 with errno, no message), cli_path_search (NULL
+ * with errno: its callers word the message), and the answers to a request
+ * (a failure is its deny, the text in the verdict's reason).
+ * docs/architecture.md has every layer's idiom.
  */
 #ifndef SHELLESC_CLI_H
 #define SHELLESC_CLI_H
 
-#include <jansson.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,10 +34,11 @@
 #define CLI_EXIT_NOEXEC		126	/* PROGRAM found but not executable */
 #define CLI_EXIT_NOTFOUND	127	/* PROGRAM not found */
 
-/* Overrides of the compiled-in paths, for running from the build tree. */
-#define CLI_ENV_WRAPPER		"SHELLESC_WRAPPER"
+/* Overrides of the compiled-in paths, for running from the build tree:
+ * this one for the preload library, SHELLESC_ENV_PROXY_PATH (proto.h) for
+ * the wrapper. */
 #define CLI_ENV_PRELOAD		"SHELLESC_PRELOAD"
-/* Set by "exec --sandbox landlock" for its own re-execution (cli-exec.c). */
+/* Set by "exec" for its own re-execution as the shell (cli-exec.c). */
 #define CLI_ENV_SANDBOX		"SHELLESC_SANDBOX_SHELL"
 
 enum cli_cmd { CLI_RUN, CLI_CHECK, CLI_EXEC };
@@ -99,6 +103,7 @@ struct cli_verdict {
 /* cli-main.c */
 void cli_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_oom(void);		/* "out of memory", then -1: return cli_oom(); */
 void cli_debug(const struct cli *c, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 char *cli_vis(const char *s);	/* control and 8-bit bytes escaped */
@@ -157,7 +162,7 @@ int cli_approver_ask(struct cli *c, struct shellesc_request *req,
 
 /* cli-landlock.c */
 int cli_landlock_ruleset(const struct cli_strv *writable, bool no_network);
-int cli_landlock_enter(int ruleset);	/* after fork: 0 or -errno */
+int cli_landlock_enter(int ruleset);	/* after fork: 0, or -1 with errno (no message) */
 
 /* cli-audit.c */
 int cli_audit_open(struct cli *c);
@@ -167,14 +172,7 @@ void cli_audit_decision(struct cli *c, const struct shellesc_request *req,
 void cli_audit_end(struct cli *c, const struct shellesc_request *req,
     int exit_code, int sig, double seconds);
 
-/* cli-json.c: bytes as valid UTF-8 strings, else {"base64": "..."} */
-json_t *cli_json_bytes(const char *p, size_t n);
-json_t *cli_json_str(const char *s);		/* NULL s: null */
-json_t *cli_json_strv(char *const *v);
-char *cli_json_unbytes(const json_t *j);	/* NULL: not such a value */
-json_t *cli_json_request(const struct shellesc_request *req,
-    const struct cli_verdict *v);
-char *cli_json_line(json_t *j);	/* compact, with a newline; consumes j */
+/* cli-json.c: see cli-json.h, which only the files writing JSON include */
 
 /* cli-run.c, cli-check.c, cli-exec.c: a command's exit status */
 int cli_run(struct cli *c);

@@ -31,11 +31,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "shellesc-version.h"	/* SHELLESC_VERSION */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define SHELLESC_VERSION "0.1.0"
 
 struct shellesc_session;
 struct shellesc_request;

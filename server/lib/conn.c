@@ -27,6 +27,14 @@
 #include "fdpass.h"
 #include "server.h"
 
+/*
+ * The handlers of a stream return true while c lives, false once it was
+ * given up (conn_refuse, conn_free): its memory stays until the batch of
+ * events ends, but nothing of it may be used.
+ */
+static bool conn_refuse(struct conn *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 struct conn *
 conn_new(struct loop *l, int fd, struct peer *p)
 {
@@ -43,6 +51,7 @@ conn_new(struct loop *l, int fd, struct peer *p)
 	l->nconns++;
 	l->handshakes++;
 	c->pidfd = -1;
+	jobs_init(&c->jobs);
 	c->state = CONN_READ_EXEC;
 	c->wfd = (struct watch){ WATCH_STREAM, c };
 	c->wpid = (struct watch){ WATCH_CHILD, c };
@@ -156,6 +165,7 @@ conn_free(struct conn *c)
 		close(c->pidfd);
 		c->pidfd = -1;
 	}
+	jobs_end(&c->jobs, c->pid);
 	if (c->policy_holds)		/* the policy owns it */
 		atomic_store(&c->req->cancelled, 1);
 	else
@@ -185,7 +195,8 @@ conn_reap_dead(struct loop *l)
 	l->dead = NULL;
 }
 
-void
+/* Refuse the request with a message to the client, then drop it: false. */
+static bool
 conn_refuse(struct conn *c, const char *fmt, ...)
 {
 	char msg[512];
@@ -198,10 +209,11 @@ conn_refuse(struct conn *c, const char *fmt, ...)
 	if (c->fd >= 0)
 		msg_send_error(c->fd, msg);
 	conn_free(c);
+	return false;
 }
 
 /* A frame arrived in READ_EXEC: validate it and ask the policy. */
-static int
+static bool
 conn_take_exec(struct conn *c, const struct msg *m)
 {
 	struct loop *l = c->loop;
@@ -209,13 +221,13 @@ conn_take_exec(struct conn *c, const struct msg *m)
 
 	conn_handshake_done(c);
 	if (m->type != SHELLESC_MSG_EXEC)
-		return conn_refuse(c, "expected an exec request, got message type %d", (int)m->type), -1;
+		return conn_refuse(c, "expected an exec request, got message type %d", (int)m->type);
 	if (m->cwd.p[0] != '/')
-		return conn_refuse(c, "cwd is not absolute"), -1;
+		return conn_refuse(c, "cwd is not absolute");
 	if (m->argv.n == 0)
-		return conn_refuse(c, "argv is empty"), -1;
+		return conn_refuse(c, "argv is empty");
 	if ((r = request_new(m, c->fd, &c->req)) != 0)
-		return conn_refuse(c, "cannot take the request: %s", strerror(-r)), -1;
+		return conn_refuse(c, "cannot take the request: %s", strerror(-r));
 	c->req->conn = c;
 	c->req->hub = l->hub;
 	c->req->id = ++l->next_id;
@@ -230,7 +242,7 @@ conn_take_exec(struct conn *c, const struct msg *m)
 	hub_inline_begin(c->req);
 	l->cfg->policy(l->cfg->policy_arg, c->req);
 	hub_inline_end();	/* an inline answer is taken up by conn_on_stream */
-	return 0;
+	return true;
 }
 
 /* The escalated command could not start: tell the client why, as a shell would. */
@@ -257,6 +269,9 @@ conn_spawn(struct conn *c, const struct msg *m, struct shellesc_prepared *p)
 
 	for (size_t i = 0; i < m->ndest; i++)
 		fds[i] = (struct spawn_fd){ c->rx.fds[i], m->dest[i] };
+	jobs_probe(&c->jobs, c->fd, fds, m->ndest, m->follow_stops);
+	sp.foreground = jobs_foreground(&c->jobs);
+	sp.tty = c->jobs.tty;
 	if (cfg->prepare && (r = cfg->prepare(cfg->prepare_arg, c->req, &c->req->d, p)) != 0)
 		return r < 0 ? r : -EPERM;
 	sp.path = p->path;
@@ -269,7 +284,7 @@ conn_spawn(struct conn *c, const struct msg *m, struct shellesc_prepared *p)
 	return r;
 }
 
-static int
+static bool
 conn_start_escalated(struct conn *c, const struct msg *m)
 {
 	struct shellesc_request *req = c->req;
@@ -278,31 +293,34 @@ conn_start_escalated(struct conn *c, const struct msg *m)
 	int r;
 
 	if (m->type != SHELLESC_MSG_HANDOVER)
-		return conn_refuse(c, "expected the hand-over, got message type %d", (int)m->type), -1;
+		return conn_refuse(c, "expected the hand-over, got message type %d", (int)m->type);
 	if (c->rx.nfds != m->ndest)
-		return conn_refuse(c, "hand-over names %zu fds but carries %zu", m->ndest, c->rx.nfds), -1;
+		return conn_refuse(c, "hand-over names %zu fds but carries %zu", m->ndest, c->rx.nfds);
 	if ((env = escenv_build(c->loop->cfg, c->loop->s->own_env, req->ex.env)) == NULL)
-		return conn_refuse(c, "out of memory"), -1;
+		return conn_refuse(c, "out of memory");
 	p.env = env;
 	r = conn_spawn(c, m, &p);
 	free(env);
 	conn_rx_reset(c);		/* our copies of the caller's fds: pipes must see EOF */
-	if (r != 0)
-		return conn_start_failed(c, -r, req->program), -1;
+	if (r != 0) {
+		conn_start_failed(c, -r, req->program);
+		return false;
+	}
 	c->state = CONN_RUNNING;
 	c->started = loop_now_ms();
-	c->deadline = 0;
-	if (loop_watch(c->loop, c->pidfd, &c->wpid, EPOLL_CTL_ADD) != 0) {
+	/* on our terminal: checked for stops (jobs.c) */
+	c->deadline = c->jobs.tty >= 0 ? c->started + JOBS_POLL_MS : 0;
+	if ((r = loop_watch(c->loop, c->pidfd, &c->wpid, EPOLL_CTL_ADD)) != 0) {
 		spawn_end(c->pid, c->pidfd, 0);
 		close(c->pidfd);
 		c->pidfd = -1;
-		return conn_refuse(c, "cannot watch the escalated command: %s", strerror(errno)), -1;
+		return conn_refuse(c, "cannot watch the escalated command: %s", strerror(-r));
 	}
-	return 0;
+	return true;
 }
 
-/* One whole frame, by state.  Returns -1 when c was freed. */
-static int
+/* One whole frame, by state. */
+static bool
 conn_on_frame(struct conn *c)
 {
 	struct msg m;
@@ -310,7 +328,7 @@ conn_on_frame(struct conn *c)
 
 	if (r != 0)
 		return conn_refuse(c, "malformed message: %s%s%s", se_strerror(r),
-		    m.bad_field ? " in " : "", m.bad_field ? m.bad_field : ""), -1;
+		    m.bad_field ? " in " : "", m.bad_field ? m.bad_field : "");
 	switch (c->state) {
 	case CONN_READ_EXEC:
 		return conn_take_exec(c, &m);
@@ -318,14 +336,17 @@ conn_on_frame(struct conn *c)
 		return conn_start_escalated(c, &m);
 	case CONN_RUNNING:
 		if (m.type != SHELLESC_MSG_SIGNAL)
-			return conn_refuse(c, "expected a signal, got message type %d", (int)m.type), -1;
-		if (!c->killing)
-			kill(-c->pid, (int)m.signal);
-		return 0;
+			return conn_refuse(c, "expected a signal, got message type %d", (int)m.type);
+		if (c->killing)
+			return true;
+		if (m.signal == SIGCONT)	/* the caller's shell may have run fg */
+			jobs_continued(&c->jobs, c->pid);
+		kill(-c->pid, (int)m.signal);
+		return true;
 	case CONN_DECIDING:
 		break;
 	}
-	return conn_refuse(c, "message sent before the decision"), -1;
+	return conn_refuse(c, "message sent before the decision");
 }
 
 /* The client went away: nothing may keep running that nobody waits for. */
@@ -346,17 +367,19 @@ conn_client_gone(struct conn *c, int r)
 /*
  * Wait for more from the client: a stream joins the epoll set only when it
  * first runs dry, so a request that arrived whole with its hello and was
- * answered at once never costs an epoll_ctl.  Returns -1 when c was freed.
+ * answered at once never costs an epoll_ctl.
  */
-static int
+static bool
 conn_wait(struct conn *c)
 {
+	int r;
+
 	if (c->watched)
-		return 0;
-	if (loop_watch(c->loop, c->fd, &c->wfd, EPOLL_CTL_ADD) != 0)
-		return conn_refuse(c, "cannot watch the request stream: %s", strerror(errno)), -1;
+		return true;
+	if ((r = loop_watch(c->loop, c->fd, &c->wfd, EPOLL_CTL_ADD)) != 0)
+		return conn_refuse(c, "cannot watch the request stream: %s", strerror(-r));
 	c->watched = true;
-	return 0;
+	return true;
 }
 
 /* While the policy decides only EOF is expected; anything else is a violation. */
@@ -367,19 +390,21 @@ conn_on_deciding(struct conn *c)
 	ssize_t n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
 
 	if (n == 0)
-		return conn_client_gone(c, SE_ERR_EOF_HEADER);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+		conn_client_gone(c, SE_ERR_EOF_HEADER);
+	else if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		conn_wait(c);
-		return;
-	}
-	conn_refuse(c, "message sent before the decision");
+	else
+		conn_refuse(c, "message sent before the decision");
 }
 
-/*
- * Send the decision; for escalate, go on to read the hand-over.  Returns -1
- * when c is done with (freed).
- */
-static int
+/* The policy's action goes on the wire as it is. */
+_Static_assert((int)SHELLESC_RUN == (int)SHELLESC_ACT_RUN &&
+    (int)SHELLESC_ESCALATE == (int)SHELLESC_ACT_ESCALATE &&
+    (int)SHELLESC_DENY == (int)SHELLESC_ACT_DENY,
+    "enum shellesc_action (shellesc.h) must equal the wire's action values (proto.h)");
+
+/* Send the decision; for escalate, go on to read the hand-over. */
+static bool
 conn_apply_decision(struct conn *c)
 {
 	struct shellesc_request *req = c->req;
@@ -387,18 +412,40 @@ conn_apply_decision(struct conn *c)
 
 	c->policy_holds = false;
 	conn_hold(c, 0);
-	if (c->fd < 0)
-		return conn_free(c), -1;
+	if (c->fd < 0) {
+		conn_free(c);
+		return false;
+	}
 	if (action < SHELLESC_RUN || action > SHELLESC_DENY)
-		return conn_refuse(c, "the policy gave an invalid decision (%d)", action), -1;
+		return conn_refuse(c, "the policy gave an invalid decision (%d)", action);
 	loop_log(c->loop, SHELLESC_LOG_DEBUG, "request %llu: decided %d",
 	    (unsigned long long)req->id, action);
-	if (msg_send_decision(c->fd, action, req->d.reason) != 0 || action != SHELLESC_ESCALATE)
-		return conn_free(c), -1;
+	if (msg_send_decision(c->fd, action, req->d.reason) != 0 || action != SHELLESC_ESCALATE) {
+		conn_free(c);
+		return false;
+	}
 	c->state = CONN_READ_HANDOVER;
 	c->rx.maxfds = SHELLESC_MAX_FDS;
 	c->deadline = loop_now_ms() + c->loop->cfg->request_timeout_ms;
-	return 0;
+	return true;
+}
+
+/*
+ * The stream gave no whole frame: wait for more, refuse what cannot be
+ * taken, or let the client go.
+ */
+static void
+conn_on_partial(struct conn *c, int r)
+{
+	if (r == SE_ERR_AGAIN)
+		conn_wait(c);
+	else if (r == SE_ERR_TOO_LARGE && c->rx.len <= SHELLESC_FRAME_MAX)
+		conn_refuse(c, "server busy: %zu bytes of other requests are arriving",
+		    c->loop->rx_pending);
+	else if (r == SE_ERR_TOO_LARGE || r == SE_ERR_TOO_MANY_FDS || r == SE_ERR_CTRUNC)
+		conn_refuse(c, "%s", se_strerror(r));
+	else
+		conn_client_gone(c, r);
 }
 
 void
@@ -407,10 +454,12 @@ conn_on_stream(struct conn *c)
 	int r;
 
 	for (;;) {
-		if (c->state == CONN_DECIDING && !c->req->decided_inline)
-			return conn_on_deciding(c);
+		if (c->state == CONN_DECIDING && !c->req->decided_inline) {
+			conn_on_deciding(c);
+			return;
+		}
 		if (c->state == CONN_DECIDING) {
-			if (conn_apply_decision(c) != 0)
+			if (!conn_apply_decision(c))
 				return;
 			continue;	/* the hand-over may already be here */
 		}
@@ -418,18 +467,11 @@ conn_on_stream(struct conn *c)
 			c->rx.limit = conn_rx_room(c->loop);
 		r = frame_rx_feed(&c->rx, c->fd);
 		conn_rx_account(c);
-		if (r == SE_ERR_AGAIN) {
-			conn_wait(c);
+		if (r != 0) {
+			conn_on_partial(c, r);
 			return;
 		}
-		if (r == SE_ERR_TOO_LARGE && c->rx.len <= SHELLESC_FRAME_MAX)
-			return conn_refuse(c, "server busy: %zu bytes of other requests are arriving",
-			    c->loop->rx_pending);
-		if (r == SE_ERR_TOO_LARGE || r == SE_ERR_TOO_MANY_FDS || r == SE_ERR_CTRUNC)
-			return conn_refuse(c, "%s", se_strerror(r));
-		if (r != 0)
-			return conn_client_gone(c, r);
-		if (conn_on_frame(c) != 0 || c->fd < 0)
+		if (!conn_on_frame(c) || c->fd < 0)
 			return;
 		conn_rx_reset(c);
 		c->rx.maxfds = c->state == CONN_READ_HANDOVER ? SHELLESC_MAX_FDS : 0;
@@ -440,7 +482,7 @@ conn_on_stream(struct conn *c)
 void
 conn_on_decided(struct conn *c)
 {
-	if (conn_apply_decision(c) == 0)
+	if (conn_apply_decision(c))
 		conn_on_stream(c);
 }
 
@@ -455,6 +497,21 @@ conn_kill(struct conn *c)
 	c->deadline = loop_now_ms() + c->loop->cfg->kill_grace_ms;
 }
 
+/* A command on our terminal stopped: the caller stops too, if it can. */
+static void
+conn_check_stop(struct conn *c)
+{
+	int sig = jobs_stopped(&c->jobs, c->pid, c->pidfd);
+
+	c->deadline = loop_now_ms() + JOBS_POLL_MS;
+	if (sig == 0 || c->fd < 0 || !c->jobs.follow)
+		return;
+	loop_log(c->loop, SHELLESC_LOG_DEBUG, "request %llu: stopped by signal %d",
+	    (unsigned long long)c->req->id, sig);
+	if (msg_send_stopped(c->fd, sig) != 0)
+		conn_kill(c);		/* as for any reply the client cannot take */
+}
+
 void
 conn_on_deadline(struct conn *c)
 {
@@ -464,6 +521,8 @@ conn_on_deadline(struct conn *c)
 	else if (c->state == CONN_READ_EXEC || c->state == CONN_READ_HANDOVER)
 		conn_refuse(c, "timed out waiting for the %s",
 		    c->state == CONN_READ_EXEC ? "request" : "hand-over");
+	else if (c->state == CONN_RUNNING)
+		conn_check_stop(c);
 }
 
 void
@@ -479,6 +538,7 @@ conn_on_child(struct conn *c)
 	c->pidfd = -1;
 	if (c->killing)
 		kill(-c->pid, SIGKILL);	/* what the leader left behind */
+	jobs_end(&c->jobs, c->pid);
 	if (c->fd >= 0)
 		msg_send_result(c->fd, code, sig, core, NULL);
 	if (cfg->ended)

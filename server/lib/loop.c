@@ -55,7 +55,7 @@ loop_watch(struct loop *l, int fd, struct watch *w, int op)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = w };
 
-	return epoll_ctl(l->epfd, op, fd, &ev);
+	return epoll_ctl(l->epfd, op, fd, &ev) == 0 ? 0 : -errno;
 }
 
 void
@@ -211,8 +211,8 @@ loop_deadlines(struct loop *l)
 		if (c->deadline == 0)
 			continue;
 		if (c->deadline <= now)
-			conn_on_deadline(c);	/* may free c */
-		else if (next < 0 || c->deadline - now < next)
+			conn_on_deadline(c);	/* may free c (kept till the batch ends), or re-arm it */
+		if (!c->dead && c->deadline > now && (next < 0 || c->deadline - now < next))
 			next = c->deadline - now;
 	}
 	return (int)next;
@@ -301,9 +301,8 @@ loop_start(struct loop *l)
 	l->whub = (struct watch){ WATCH_HUB, l };
 	if ((l->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		return -errno;
-	if (loop_watch(l, l->sock, &l->wsock, EPOLL_CTL_ADD) != 0 ||
-	    loop_watch(l, l->hub->efd, &l->whub, EPOLL_CTL_ADD) != 0) {
-		r = -errno;
+	if ((r = loop_watch(l, l->sock, &l->wsock, EPOLL_CTL_ADD)) != 0 ||
+	    (r = loop_watch(l, l->hub->efd, &l->whub, EPOLL_CTL_ADD)) != 0) {
 		close(l->epfd);
 		return r;
 	}

@@ -131,6 +131,8 @@ struct spawn_spec {
 	const struct spawn_fd *fds;	/* installed on their destinations */
 	size_t nfds;
 	bool new_pgrp;			/* own process group */
+	bool foreground;		/* ...made the foreground of tty (jobs.c) */
+	int tty;			/* our controlling terminal, with foreground */
 	bool pdeathsig;			/* die with the server */
 };
 
@@ -146,6 +148,31 @@ int spawn_run(const struct spawn_spec *sp, pid_t *pid, int *pidfd);
 int spawn_reap(int pidfd, int *sig, bool *core);
 /* SIGTERM the group, wait up to grace_ms for the pidfd, then SIGKILL; reaps. */
 void spawn_end(pid_t pgrp, int pidfd, int grace_ms);
+/* The child's stop since the last call (its stop signal), else 0; never waits. */
+int spawn_stopped(pid_t pid, int pidfd);
+
+/* --- jobs.c: escalated commands on our controlling terminal ---------- */
+#define JOBS_POLL_MS	50	/* how often such a command is checked for a stop */
+
+struct jobs {
+	int tty;			/* our dup of its fd on our terminal, or -1 */
+	pid_t caller_pgrp;		/* the caller's group (SO_PEERCRED), or -1 */
+	bool follow;			/* the client stops when told ("follow_stops") */
+};
+
+void jobs_init(struct jobs *j);
+/* At the hand-over: note whether one of the received stdio fds is our
+ * controlling terminal (then j->tty >= 0), and the caller's group. */
+void jobs_probe(struct jobs *j, int stream, const struct spawn_fd *fds, size_t n,
+    bool follow);
+/* The caller's group is the terminal's foreground: the command takes it. */
+bool jobs_foreground(const struct jobs *j);
+/* The caller was continued: if its group is the foreground, pgrp takes it. */
+void jobs_continued(struct jobs *j, pid_t pgrp);
+/* spawn_stopped, for a command on our terminal; 0 for any other. */
+int jobs_stopped(struct jobs *j, pid_t pid, int pidfd);
+/* The command ended: the terminal back to the caller's group if pgrp holds it. */
+void jobs_end(struct jobs *j, pid_t pgrp);
 
 /* --- loop.c / conn.c ------------------------------------------------- */
 enum watch_kind { WATCH_SOCK, WATCH_HUB, WATCH_STREAM, WATCH_CHILD };
@@ -186,6 +213,7 @@ struct conn {
 	struct shellesc_request *req;
 	pid_t pid;			/* escalated command (and its group) */
 	int pidfd;
+	struct jobs jobs;		/* its part in our terminal's job control */
 	bool killing;
 	bool policy_holds;		/* the request is with the policy */
 	bool watched;			/* fd is in the epoll set */
@@ -260,8 +288,6 @@ void conn_on_child(struct conn *c);
 void conn_on_decided(struct conn *c);
 void conn_on_deadline(struct conn *c);
 void conn_kill(struct conn *c);		/* start ending the escalated command */
-/* Refuse the request with a message to the client, then drop it. */
-void conn_refuse(struct conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* --- session.c ------------------------------------------------------- */
 struct shellesc_session {

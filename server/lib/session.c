@@ -33,39 +33,55 @@ session_defaults(struct shellesc_config *cfg)
 		cfg->request_timeout_ms = 10000;
 }
 
+/* The next entry of the overlay, NAME=value.  asprintf(3) leaves its
+ * pointer undefined when it fails: the slot is put back to NULL, so
+ * session_free frees only what was made. */
+static int
+session_put(struct shellesc_session *s, int *n, const char *name, const char *value)
+{
+	if (asprintf(&s->env[*n], "%s=%s", name, value) < 0) {
+		s->env[*n] = NULL;
+		return -ENOMEM;
+	}
+	(*n)++;
+	return 0;
+}
+
 static int
 session_overlay(struct shellesc_session *s)
 {
 	const struct shellesc_config *cfg = &s->cfg;
-	int n = 0;
+	bool preload = cfg->intercept & SHELLESC_INTERCEPT_PRELOAD;
+	char fd[16];
+	int n = 0, r;
 
-	if (asprintf(&s->env[n++], "%s=%d", SHELLESC_ENV_SOCKET, s->client_fd) < 0)
-		return -ENOMEM;
-	if ((cfg->intercept & SHELLESC_INTERCEPT_WRAPPER) &&
-	    asprintf(&s->env[n++], "%s=%s", SHELLESC_ENV_WRAPPER, cfg->wrapper_path) < 0)
-		return -ENOMEM;
-	if ((cfg->intercept & SHELLESC_INTERCEPT_PRELOAD) &&
-	    asprintf(&s->env[n++], "LD_PRELOAD=%s", cfg->preload_path) < 0)
-		return -ENOMEM;
+	snprintf(fd, sizeof(fd), "%d", s->client_fd);
+	r = session_put(s, &n, SHELLESC_ENV_SOCKET, fd);
+	if (r == 0 && (cfg->intercept & SHELLESC_INTERCEPT_WRAPPER))
+		r = session_put(s, &n, SHELLESC_ENV_WRAPPER, cfg->wrapper_path);
+	if (r == 0 && preload)
+		r = session_put(s, &n, "LD_PRELOAD", cfg->preload_path);
 	/* The preload execs the wrapper as the proxy of escalations it decides. */
-	if ((cfg->intercept & SHELLESC_INTERCEPT_PRELOAD) &&
-	    asprintf(&s->env[n++], "%s=%s", SHELLESC_ENV_PROXY_PATH, cfg->wrapper_path) < 0)
-		return -ENOMEM;
-	return 0;
+	if (r == 0 && preload)
+		r = session_put(s, &n, SHELLESC_ENV_PROXY_PATH, cfg->wrapper_path);
+	return r;
 }
 
 /* The session socket pair: ours non-blocking, the client's inheritable and high. */
 static int
 session_sockets(struct shellesc_session *s)
 {
-	int sv[2];
+	int sv[2], e;
 
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return -errno;
 	s->loop.sock = sv[0];
 	s->client_fd = fcntl(sv[1], F_DUPFD, SESSION_CLIENT_FD_MIN);
+	e = errno;
 	close(sv[1]);
-	if (s->client_fd < 0 || fcntl(sv[0], F_SETFL, O_NONBLOCK) != 0)
+	if (s->client_fd < 0)
+		return -e;
+	if (fcntl(sv[0], F_SETFL, O_NONBLOCK) != 0)
 		return -errno;
 	return 0;
 }

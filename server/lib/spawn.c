@@ -71,8 +71,13 @@ spawn_watch_thread(pid_t pid)
 	pthread_t t;
 	int p[2], r;
 
-	if (w == NULL || pipe2(p, O_CLOEXEC) != 0)
-		return free(w), -ENOMEM;
+	if (w == NULL)
+		return -ENOMEM;
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		r = -errno;
+		free(w);
+		return r;
+	}
 	*w = (struct spawn_waiter){ pid, p[1] };
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -125,27 +130,34 @@ spawn_is_dst(const struct spawn_spec *sp, int fd)
 	return false;
 }
 
-/* Child: install fds[] on their destinations, close all else but errfd. */
+/*
+ * Child: install fds[] on their destinations, close all else but *errfd,
+ * which is first moved above them all (*errfd follows it at once, so the
+ * failure can still be reported).  0 or -errno.
+ */
 static int
-spawn_child_fds(const struct spawn_spec *sp, int errfd)
+spawn_child_fds(const struct spawn_spec *sp, int *errfd)
 {
-	int base = spawn_max_fd(sp) + 1, tmp[SHELLESC_MAX_FDS];
+	int base = spawn_max_fd(sp) + 1, tmp[SHELLESC_MAX_FDS], fd;
 
-	if (errfd < base && (errfd = fcntl(errfd, F_DUPFD_CLOEXEC, base)) < 0)
-		return -1;
+	if (*errfd < base) {
+		if ((fd = fcntl(*errfd, F_DUPFD_CLOEXEC, base)) < 0)
+			return -errno;
+		*errfd = fd;
+	}
 	for (size_t i = 0; i < sp->nfds; i++)
 		if ((tmp[i] = fcntl(sp->fds[i].src, F_DUPFD_CLOEXEC, base)) < 0)
-			return -1;
+			return -errno;
 	for (size_t i = 0; i < sp->nfds; i++)
 		if (dup2(tmp[i], sp->fds[i].dst) < 0)
-			return -1;
-	for (int fd = 0; fd < base; fd++)
+			return -errno;
+	for (fd = 0; fd < base; fd++)
 		if (!spawn_is_dst(sp, fd))
 			close(fd);
-	if (errfd > base)
-		close_range((unsigned)base, (unsigned)errfd - 1, 0);
-	close_range((unsigned)errfd + 1, ~0U, 0);
-	return errfd;
+	if (*errfd > base)
+		close_range((unsigned)base, (unsigned)*errfd - 1, 0);
+	close_range((unsigned)*errfd + 1, ~0U, 0);
+	return 0;
 }
 
 static void
@@ -183,21 +195,27 @@ spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent, const struct r
 
 	if (sp->new_pgrp)
 		setpgid(0, 0);
+	/* before exec, so it never reads the terminal from the background
+	 * (SIGTTOU is blocked: the loop thread's mask) */
+	if (sp->new_pgrp && sp->foreground)
+		tcsetpgrp(sp->tty, getpid());
 	if (sp->pdeathsig && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
 	    getppid() != parent))
 		_exit(127);
 	spawn_child_signals();
-	if ((errfd = spawn_child_fds(sp, errfd)) >= 0 &&
-	    (sp->cwd == NULL || chdir(sp->cwd) == 0)) {
+	if ((e = spawn_child_fds(sp, &errfd)) != 0)
+		e = -e;
+	else if (sp->cwd != NULL && chdir(sp->cwd) != 0)
+		e = errno;
+	else {
 		/* last: fds above it were moved with it raised; a failure leaves it high */
 		if (nofile != NULL)
 			setrlimit(RLIMIT_NOFILE, nofile);
 		spawn_exec(sp);
+		e = errno;
 	}
-	e = errno;
-	if (errfd >= 0)
-		while (write(errfd, &e, sizeof(e)) < 0 && errno == EINTR)
-			;
+	while (write(errfd, &e, sizeof(e)) < 0 && errno == EINTR)
+		;
 	_exit(127);
 }
 
@@ -283,6 +301,20 @@ spawn_reap(int pidfd, int *sig, bool *core)
 			return spawn_status(0, SIGKILL, false, sig);
 	*core = si.si_code == CLD_DUMPED;
 	return spawn_status(si.si_status, si.si_status, si.si_code == CLD_EXITED, sig);
+}
+
+int
+spawn_stopped(pid_t pid, int pidfd)
+{
+	siginfo_t si;
+	int r;
+
+	memset(&si, 0, sizeof(si));
+	do
+		r = spawn_have_pidfd ? waitid(P_PIDFD, (id_t)pidfd, &si, WSTOPPED | WNOHANG) :
+		    waitid(P_PID, (id_t)pid, &si, WSTOPPED | WNOHANG);
+	while (r != 0 && errno == EINTR);
+	return r == 0 && si.si_pid != 0 && si.si_code == CLD_STOPPED ? si.si_status : 0;
 }
 
 /* True when pidfd became readable (the child exited) within ms. */

@@ -11,6 +11,7 @@
 #ifndef SHELLESC_RULES_INT_H
 #define SHELLESC_RULES_INT_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,6 +19,19 @@
 #include <sys/stat.h>
 
 #include "rules.h"
+
+/*
+ * Errors, as in rules.h: a function that can fail returns -1 (NULL for a
+ * pointer); errno says why when the system failed (memory, a file), and a
+ * fault in a rules text is written to the lexer's struct rules_error
+ * (rules_fail).  rules_errno(e) sets errno to e and returns -1.
+ */
+static inline int
+rules_errno(int e)
+{
+	errno = e;
+	return -1;
+}
 
 /* Files larger than this are refused: a policy is text a person wrote. */
 #define RULES_MAX_FILE		(256u << 20)
@@ -89,7 +103,8 @@ int rules_table_add(struct rules_table *t, struct rules_key *k);
 /* Call fn on every entry, then free the slots. */
 void rules_table_free(struct rules_table *t, void (*fn)(struct rules_key *));
 
-/* Read a regular file whole (at most RULES_MAX_FILE); 0 or a negative errno. */
+/* Read a regular file whole (at most RULES_MAX_FILE); 0, or -1 with errno
+ * set (EINVAL: not a regular file; EFBIG: too large). */
 int rules_read_file(const char *path, char **buf, size_t *len, struct stat *st);
 
 /* --- the rule set ------------------------------------------------------- */
@@ -232,6 +247,14 @@ int rules_fail(struct rules_lexer *lx, const struct rules_pos *pos,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int rules_vfail(struct rules_lexer *lx, const struct rules_pos *pos,
     const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+/*
+ * An error that is not at a place in a text (line and column 0): *err for
+ * name with msg, or when msg is NULL the text of e ("not a regular file"
+ * for EINVAL, "file too large" for EFBIG, else strerror); sets errno to e
+ * and returns -1.
+ */
+int rules_fail_plain(struct rules_error *err, const char *name, int e,
+    const char *msg);
 /* "')'", "a string", "end of file", ... for error messages. */
 const char *rules_tok_describe(enum rules_tok_kind kind);
 

@@ -215,9 +215,8 @@ load_check_example(struct rules_parser *p, const struct rules_example *ex)
 	    ex->match ? "does not match" : "matches");
 }
 
-/* An error that is not at a place in the text: line and column stay 0. */
-static int
-load_fail_plain(struct rules_error *err, const char *name, int e,
+int
+rules_fail_plain(struct rules_error *err, const char *name, int e,
     const char *msg)
 {
 	char buf[128];
@@ -242,7 +241,7 @@ rules_load_text(struct rules *r, const char *name, const char *text,
 
 	err = err ? err : &scratch;
 	if (r == NULL || name == NULL || (text == NULL && len > 0))
-		return load_fail_plain(err, name, EINVAL, "invalid argument");
+		return rules_fail_plain(err, name, EINVAL, "invalid argument");
 	memset(err, 0, sizeof(*err));
 	ld.first_seq = r->nrules;
 	p.arena = &r->arena;
@@ -273,9 +272,9 @@ rules_load_file(struct rules *r, const char *path, struct rules_error *err)
 
 	err = err ? err : &scratch;
 	if (r == NULL || path == NULL)
-		return load_fail_plain(err, path, EINVAL, "invalid argument");
-	if ((ret = rules_read_file(path, &buf, &len, &st)) != 0)
-		return load_fail_plain(err, path, -ret, NULL);
+		return rules_fail_plain(err, path, EINVAL, "invalid argument");
+	if (rules_read_file(path, &buf, &len, &st) != 0)
+		return rules_fail_plain(err, path, errno, NULL);
 	ret = rules_load_text(r, path, buf, len, err);
 	free(buf);
 	return ret;

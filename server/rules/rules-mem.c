@@ -249,11 +249,37 @@ rules_read_fd(int fd, char *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return -errno;
+			return -1;
 		if (n == 0)
-			return -EIO;	/* shrank while being read */
+			return rules_errno(EIO);	/* shrank while being read */
 		got += (size_t)n;
 	}
+	return 0;
+}
+
+/* The open file, read whole. */
+static int
+rules_read_open(int fd, char **bufp, size_t *lenp, struct stat *st)
+{
+	char *buf;
+	int e;
+
+	if (fstat(fd, st) != 0)
+		return -1;
+	if (!S_ISREG(st->st_mode))
+		return rules_errno(EINVAL);
+	if ((uintmax_t)st->st_size > RULES_MAX_FILE)
+		return rules_errno(EFBIG);
+	if ((buf = malloc((size_t)st->st_size + 1)) == NULL)
+		return -1;
+	if (rules_read_fd(fd, buf, (size_t)st->st_size) != 0) {
+		e = errno;
+		free(buf);
+		return rules_errno(e);
+	}
+	buf[st->st_size] = '\0';
+	*lenp = (size_t)st->st_size;
+	*bufp = buf;
 	return 0;
 }
 
@@ -261,31 +287,13 @@ rules_read_fd(int fd, char *buf, size_t len)
 int
 rules_read_file(const char *path, char **bufp, size_t *lenp, struct stat *st)
 {
-	char *buf = NULL;
-	int fd, r;
+	int fd, r, e;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
-		return -errno;
-	if (fstat(fd, st) != 0) {
-		r = -errno;
-		goto out;
-	}
-	r = !S_ISREG(st->st_mode) ? -EINVAL :
-	    (uintmax_t)st->st_size > RULES_MAX_FILE ? -EFBIG : 0;
-	if (r != 0)
-		goto out;
-	if ((buf = malloc((size_t)st->st_size + 1)) == NULL) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if ((r = rules_read_fd(fd, buf, (size_t)st->st_size)) != 0)
-		goto out;
-	buf[st->st_size] = '\0';
-	*lenp = (size_t)st->st_size;
-	*bufp = buf;
-	buf = NULL;
-out:
-	free(buf);
+		return -1;
+	r = rules_read_open(fd, bufp, lenp, st);
+	e = errno;
 	close(fd);
+	errno = e;
 	return r;
 }

@@ -73,17 +73,18 @@ write_prepare(char *const *tokens, size_t n, enum rules_decision d,
 
 	if (tokens == NULL || n == 0 || n > SIZE_MAX / sizeof(*toks) - 1 ||
 	    d < RULES_ESCALATE || d > RULES_DENY)
-		return -EINVAL;
+		return rules_errno(EINVAL);
 	for (size_t i = 0; i < n; i++)
 		if (tokens[i] == NULL)
-			return -EINVAL;
+			return rules_errno(EINVAL);
 	if (tokens[0][0] == '\0' || strcmp(tokens[0], RULES_WILDCARD) == 0 ||
 	    (strchr(tokens[0], '/') != NULL && tokens[0][0] != '/'))
-		return -EINVAL;
-	if ((toks = calloc(n + 1, sizeof(*toks))) == NULL ||
-	    (toks[0] = strdup(tokens[0])) == NULL) {
+		return rules_errno(EINVAL);
+	if ((toks = calloc(n + 1, sizeof(*toks))) == NULL)
+		return -1;
+	if ((toks[0] = strdup(tokens[0])) == NULL) {
 		free(toks);
-		return -ENOMEM;
+		return rules_errno(ENOMEM);
 	}
 	if (toks[0][0] == '/')
 		path_clean(toks[0]);
@@ -91,6 +92,14 @@ write_prepare(char *const *tokens, size_t n, enum rules_decision d,
 		toks[i] = tokens[i];
 	*out = toks;
 	return 0;
+}
+
+static void
+write_free_toks(char **toks)
+{
+	if (toks != NULL)
+		free(toks[0]);
+	free(toks);
 }
 
 static char *
@@ -116,36 +125,33 @@ write_format(char *const *toks, size_t n, enum rules_decision d)
 	return b.p;
 }
 
-/* Does line load back and decide its own command as d? */
+/* Does line load back and decide its own command as d?  (EINVAL if not) */
 static int
 write_check(const char *line, char *const *toks, enum rules_decision d)
 {
 	struct rules *r = rules_new();
 	struct rules_error err;
-	int ret = -ENOMEM;
+	bool ok;
 
-	if (r != NULL && rules_load_text(r, "append", line, strlen(line), &err) == 0)
-		ret = rules_decide(r, toks[0], toks, 0, NULL) == d ? 0 : -EINVAL;
-	else if (r != NULL)
-		ret = -EINVAL;
+	if (r == NULL)
+		return -1;
+	ok = rules_load_text(r, "append", line, strlen(line), &err) == 0 &&
+	    rules_decide(r, toks[0], toks, 0, NULL) == d;
 	rules_free(r);
-	return ret;
+	return ok ? 0 : rules_errno(EINVAL);
 }
 
 char *
 rules_format_prefix_rule(char *const *tokens, size_t n, enum rules_decision d)
 {
 	char **toks = NULL, *line;
-	int r;
 
-	if ((r = write_prepare(tokens, n, d, &toks)) != 0) {
-		errno = -r;
+	if (write_prepare(tokens, n, d, &toks) != 0)
 		return NULL;
-	}
-	if ((line = write_format(toks, n, d)) == NULL)
+	line = write_format(toks, n, d);
+	write_free_toks(toks);
+	if (line == NULL)
 		errno = ENOMEM;
-	free(toks[0]);
-	free(toks);
 	return line;
 }
 
@@ -158,7 +164,7 @@ write_all(int fd, const char *p, size_t n)
 		if ((w = write(fd, p, n)) < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
-			return -errno;
+			return -1;
 		p += w;
 		n -= (size_t)w;
 	}
@@ -170,18 +176,18 @@ static int
 write_mkdirs(const char *path)
 {
 	char *p = strdup(path), *s;
-	int r = 0;
+	int e = 0;
 
 	if (p == NULL)
-		return -ENOMEM;
-	for (s = strchr(p + 1, '/'); r == 0 && s != NULL; s = strchr(s + 1, '/')) {
+		return -1;
+	for (s = strchr(p + 1, '/'); e == 0 && s != NULL; s = strchr(s + 1, '/')) {
 		*s = '\0';
 		if (mkdir(p, 0777) != 0 && errno != EEXIST)
-			r = -errno;
+			e = errno;
 		*s = '/';
 	}
 	free(p);
-	return r;
+	return e == 0 ? 0 : rules_errno(e);
 }
 
 /* The file to replace (through a symlink, its target) and its directory. */
@@ -192,14 +198,14 @@ write_resolve(const char *path, char **real, char **dir)
 
 	if ((*real = realpath(path, NULL)) == NULL) {
 		if (errno != ENOENT)
-			return -errno;
+			return -1;
 		if ((*real = strdup(path)) == NULL)
-			return -ENOMEM;
+			return -1;
 	}
 	slash = strrchr(*real, '/');
 	*dir = slash == NULL ? strdup(".") : slash == *real ? strdup("/") :
 	    strndup(*real, (size_t)(slash - *real));
-	return *dir == NULL ? -ENOMEM : 0;
+	return *dir == NULL ? -1 : 0;
 }
 
 static bool
@@ -218,24 +224,24 @@ write_has_line(const char *buf, size_t len, const char *line)
 	return false;
 }
 
-/* A new file next to real, named into *tmp; its fd or a negative errno. */
+/* A new file next to real, named into *tmp; its fd, or -1 (*tmp NULL). */
 static int
 write_tmp_open(const char *real, char **tmp)
 {
 	size_t len = strlen(real) + 48;
-	int fd = -EEXIST;
+	int fd = -1, e = EEXIST;
 
 	if ((*tmp = malloc(len)) == NULL)
-		return -ENOMEM;
-	for (int i = 0; fd == -EEXIST && i < RULES_TMP_TRIES; i++) {
+		return -1;
+	for (int i = 0; fd < 0 && e == EEXIST && i < RULES_TMP_TRIES; i++) {
 		snprintf(*tmp, len, "%s.tmp-%ld-%d", real, (long)getpid(), i);
-		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0)
-			fd = -errno;
+		if ((fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0)
+			e = errno;
 	}
 	if (fd < 0) {
 		free(*tmp);
 		*tmp = NULL;
+		return rules_errno(e);
 	}
 	return fd;
 }
@@ -253,7 +259,7 @@ write_contents(int fd, const char *old, size_t len, const char *line)
 	if (r == 0)
 		r = write_all(fd, "\n", 1);
 	if (r == 0 && fsync(fd) != 0)
-		r = -errno;
+		r = -1;
 	return r;
 }
 
@@ -263,16 +269,17 @@ static int
 write_tmp(const char *real, const char *old, size_t len,
     const struct stat *st, const char *line, char **tmp)
 {
-	int fd, r;
+	int fd, r, e;
 
 	if ((fd = write_tmp_open(real, tmp)) < 0)
-		return fd;
-	r = st != NULL && fchmod(fd, st->st_mode & 07777) != 0 ? -errno : 0;
+		return -1;
+	r = st != NULL && fchmod(fd, st->st_mode & 07777) != 0 ? -1 : 0;
 	if (r == 0)
 		r = write_contents(fd, old, len, line);
+	e = errno;
 	if (close(fd) != 0 && r == 0)
-		r = -errno;
-	return r;
+		return -1;
+	return r == 0 ? 0 : rules_errno(e);
 }
 
 /* With the directory locked: old content plus line, renamed over real. */
@@ -282,24 +289,26 @@ write_replace(int dfd, const char *real, const char *line)
 	struct stat st;
 	char *old = NULL, *tmp = NULL;
 	size_t len = 0;
-	int r, exists;
+	int r, e, exists;
 
 	r = rules_read_file(real, &old, &len, &st);
 	exists = r == 0;
-	if (r == -ENOENT)
+	if (r != 0 && errno == ENOENT)
 		r = 0;
 	if (r != 0 || (exists && write_has_line(old, len, line)))
 		goto out;	/* unreadable, or already there */
 	r = write_tmp(real, old, len, exists ? &st : NULL, line, &tmp);
 	if (r == 0 && rename(tmp, real) != 0)
-		r = -errno;
+		r = -1;
 	if (r == 0 && fsync(dfd) != 0)
-		r = -errno;
+		r = -1;
 out:
+	e = errno;
 	if (tmp != NULL && r != 0)
 		unlink(tmp);
 	free(tmp);
 	free(old);
+	errno = e;
 	return r;
 }
 
@@ -307,45 +316,65 @@ static int
 write_append(const char *path, const char *line)
 {
 	char *real = NULL, *dir = NULL;
-	int dfd = -1, r;
+	int dfd = -1, r, e;
 
 	if ((r = write_mkdirs(path)) != 0 ||
 	    (r = write_resolve(path, &real, &dir)) != 0)
 		goto out;
 	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		r = -errno;
+		r = -1;
 		goto out;
 	}
 	while ((r = flock(dfd, LOCK_EX)) != 0 && errno == EINTR)
 		continue;
-	r = r != 0 ? -errno : write_replace(dfd, real, line);
+	if (r == 0)
+		r = write_replace(dfd, real, line);
 out:
+	e = errno;
 	if (dfd >= 0)
 		close(dfd);	/* and unlock */
 	free(real);
 	free(dir);
+	errno = e;
 	return r;
+}
+
+/* The line for tokens, checked to load back as d; NULL with errno. */
+static char *
+write_line(char *const *tokens, size_t n, enum rules_decision d)
+{
+	char **toks = NULL, *line = NULL;
+	int e = ENOMEM;
+
+	if (write_prepare(tokens, n, d, &toks) != 0)
+		return NULL;
+	if ((line = write_format(toks, n, d)) != NULL && write_check(line, toks, d) != 0) {
+		e = errno;
+		free(line);
+		line = NULL;
+	}
+	write_free_toks(toks);
+	if (line == NULL)
+		errno = e;
+	return line;
 }
 
 int
 rules_append_prefix_rule(const char *path, char *const *tokens, size_t n,
-    enum rules_decision d)
+    enum rules_decision d, struct rules_error *err)
 {
-	char **toks = NULL, *line = NULL;
-	int r;
+	struct rules_error scratch;
+	char *line;
+	int r, e;
 
+	err = err ? err : &scratch;
 	if (path == NULL || path[0] == '\0')
-		return -EINVAL;
-	if ((r = write_prepare(tokens, n, d, &toks)) != 0)
-		return r;
-	if ((line = write_format(toks, n, d)) == NULL)
-		r = -ENOMEM;
-	if (r == 0)
-		r = write_check(line, toks, d);
-	if (r == 0)
-		r = write_append(path, line);
+		return rules_fail_plain(err, path, EINVAL, "invalid argument");
+	if ((line = write_line(tokens, n, d)) == NULL)
+		return rules_fail_plain(err, path, errno,
+		    errno == EINVAL ? "not a rule that can be appended" : NULL);
+	r = write_append(path, line);
+	e = errno;
 	free(line);
-	free(toks[0]);
-	free(toks);
-	return r;
+	return r == 0 ? 0 : rules_fail_plain(err, path, e, NULL);
 }

@@ -5,6 +5,12 @@
  * lookup indexed by program name, so the cost stays nearly flat with the
  * number of rules.  The grammar, matching and errors are documented in
  * man/shellesc-rules.5.  Library code: nothing here prints or exits.
+ *
+ * Errors: a function that can fail returns -1 (NULL when it returns a
+ * pointer).  errno says why when the system failed (memory, a file, a bad
+ * argument: EINVAL); loading and appending also fill in a struct
+ * rules_error with where (file, and line and column for a fault in the
+ * text) and what, ready to show.
  */
 #ifndef SHELLESC_RULES_H
 #define SHELLESC_RULES_H
@@ -84,19 +90,20 @@ int rules_decision_parse(const char *name, enum rules_decision *d);
  * Append to the rules file at path a prefix_rule matching exactly
  * tokens[0..n) (tokens[0] a program path or name) with the given decision,
  * creating the file (and its directory) if needed.  Written so a crash
- * never leaves a half-written file.  Returns 0 or a negative errno.
+ * never leaves a half-written file.  Returns 0, or -1 with errno set and
+ * *err (may be NULL) filled in: file is path, line and column are 0.
  *
- * -EINVAL: n is 0, a token is NULL, d is RULES_NONE, or tokens[0] is
- * empty, "*" (the wildcard) or a relative path with '/'.  The line is
- * checked to load back and decide [tokens] as d before the file is
- * touched.  A line already in the file is not added again.  A symlink at
- * path is followed: its target is replaced.
+ * EINVAL: path is NULL or empty, n is 0, a token is NULL, d is RULES_NONE,
+ * or tokens[0] is empty, "*" (the wildcard) or a relative path with '/'.
+ * The line is checked to load back and decide [tokens] as d before the
+ * file is touched.  A line already in the file is not added again.  A
+ * symlink at path is followed: its target is replaced.
  */
 int rules_append_prefix_rule(const char *path, char *const *tokens, size_t n,
-    enum rules_decision d);
+    enum rules_decision d, struct rules_error *err);
 
 /* The line rules_append_prefix_rule() would append (no newline), malloc'd;
- * NULL with errno EINVAL or ENOMEM.  For showing it before asking. */
+ * NULL with errno EINVAL (as there) or ENOMEM.  For showing it before asking. */
 char *rules_format_prefix_rule(char *const *tokens, size_t n,
     enum rules_decision d);
 

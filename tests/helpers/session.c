@@ -88,12 +88,15 @@ ts_record(struct tpol *tp, const struct shellesc_request *req)
 	pthread_mutex_unlock(&tp->mu);
 }
 
-/* TEST_ACTION=run|escalate|deny in the request's environment, else the default. */
+/* The deny rule, else TEST_ACTION=run|escalate|deny in the request's environment, else the default. */
 static enum shellesc_action
 ts_action(const struct tpol *tp, const struct shellesc_request *req)
 {
 	static const char *const names[] = { "run", "escalate", "deny" };
+	const char *program = shellesc_request_program(req), *base = strrchr(program, '/');
 
+	if (tp->deny_name && strcmp(base ? base + 1 : program, tp->deny_name) == 0)
+		return SHELLESC_DENY;
 	for (char *const *e = shellesc_request_env(req); *e; e++)
 		for (int a = 0; strncmp(*e, "TEST_ACTION=", 12) == 0 && a < 3; a++)
 			if (strcmp(*e + 12, names[a]) == 0)
@@ -136,8 +139,10 @@ ts_policy(void *arg, struct shellesc_request *req)
 	pthread_t t;
 
 	ts_record(tp, req);
-	if (tp->delay_ms <= 0)
-		return shellesc_request_decide(req, &d);
+	if (tp->delay_ms <= 0) {
+		shellesc_request_decide(req, &d);
+		return;
+	}
 	cr_assert_not_null(l = malloc(sizeof(*l)));
 	*l = (struct ts_late){ tp, req, d, tp->delay_ms };
 	cr_assert_eq(pthread_create(&t, NULL, ts_late_main, l), 0);

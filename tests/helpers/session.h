@@ -20,13 +20,16 @@
 #define TS_TIMEOUT 30
 
 /*
- * The test policy.  The action is the request's TEST_ACTION variable (run,
- * escalate or deny), else tp->action.  With delay_ms > 0 the answer comes
+ * The test policy.  The action is deny for a program whose base name is
+ * tp->deny_name, else the request's TEST_ACTION variable (run, escalate or
+ * deny), else tp->action.  With delay_ms > 0 the answer comes
  * from a detached thread after that delay.  The last request is copied.
  */
 struct tpol {
 	enum shellesc_action action;
 	const char *reason;
+	/* a deny rule: a program with this base name is denied, whatever else */
+	const char *deny_name;
 	enum shellesc_mode mode;
 	void *profile;
 	int delay_ms;

@@ -32,6 +32,8 @@
  *   -a HOW    posix_spawn* with one file action: closefrom (fds >= 3), close
  *             (the socket's number), dup2 or open (/dev/null onto it)
  *   -e        a fresh envp { PROBE_FRESH=1, PATH=/nonexistent }
+ *   -D N=V    put N=V in front of envp: a duplicate ahead of the variable
+ *             the environment has (up to 8; applied last)
  *   -E        envp NULL      -A  argv NULL      -Z  argv { NULL }
  */
 #include "config.h"
@@ -51,6 +53,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proto.h"
+
 #define PROBE_SENTINEL 1234
 #define PROBE_EXEC_RETURNED 99
 #define PROBE_USAGE 98
@@ -62,6 +66,8 @@ struct probe {
 	char **argv, **envp;
 	bool argv_given, envp_given;	/* -A/-Z, -e/-E: replace ours */
 	const char *action;		/* -a */
+	char *dups[9];			/* -D */
+	int ndups;
 };
 
 static void
@@ -409,13 +415,30 @@ probe_signals(void)
 static char *probe_fresh_env[] = { "PROBE_FRESH=1", "PATH=/nonexistent", NULL };
 static char *probe_empty_argv[] = { NULL };
 
+/* -D: the entries given, then envp (malloc'd; the program execs or exits). */
+static char **
+probe_with_dups(const struct probe *p)
+{
+	size_t n = 0;
+	char **v;
+
+	while (p->envp && p->envp[n])
+		n++;
+	if ((v = calloc((size_t)p->ndups + n + 1, sizeof(char *))) == NULL)
+		exit(PROBE_USAGE);
+	memcpy(v, p->dups, sizeof(char *) * (size_t)p->ndups);
+	if (n > 0)
+		memcpy(v + p->ndups, p->envp, sizeof(char *) * n);
+	return v;
+}
+
 /* Options up to ENTRY; returns the index of ENTRY. */
 static int
 probe_options(int argc, char **argv, struct probe *p)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+p:uL:sc:da:eEAZ")) != -1) {
+	while ((c = getopt(argc, argv, "+p:uL:sc:da:eEAZD:")) != -1) {
 		switch (c) {
 		case 'p':
 			strcmp(optarg, "-") == 0 ? unsetenv("PATH") : setenv("PATH", optarg, 1);
@@ -423,7 +446,7 @@ probe_options(int argc, char **argv, struct probe *p)
 		case 'u':
 			unsetenv("LD_PRELOAD");
 			unsetenv("SHELLESC_ESCALATE_SOCKET");
-			unsetenv("SHELLESC_WRAPPER");
+			unsetenv(SHELLESC_ENV_PROXY_PATH);
 			break;
 		case 'L': setenv("LD_PRELOAD", optarg, 1); break;
 		case 's': probe_signals(); break;
@@ -434,6 +457,11 @@ probe_options(int argc, char **argv, struct probe *p)
 		case 'E': p->envp = NULL, p->envp_given = true; break;
 		case 'A': p->argv = NULL, p->argv_given = true; break;
 		case 'Z': p->argv = probe_empty_argv, p->argv_given = true; break;
+		case 'D':
+			if (p->ndups == 8)
+				exit(PROBE_USAGE);
+			p->dups[p->ndups++] = optarg;
+			break;
 		default: exit(PROBE_USAGE);
 		}
 	}
@@ -464,5 +492,7 @@ main(int argc, char **argv)
 		p.argv = argv + i + 2;
 	if (!p.envp_given)
 		p.envp = environ;
+	if (p.ndups > 0)
+		p.envp = probe_with_dups(&p);
 	return probe_call(&p);
 }
