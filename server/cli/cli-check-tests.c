@@ -32,10 +32,12 @@ cli_check_tests(struct cli *c)
 {
 	struct cli_rules_tally t = { 0 };
 	struct rules *r = rules_new();
-	bool ok = r != NULL;
+	bool ok = true;
 
-	if (r == NULL)
-		return cli_oom(), CLI_EXIT_FAIL;
+	if (r == NULL) {
+		cli_oom();
+		return CLI_EXIT_FAIL;
+	}
 	rules_set_report(r, cli_rules_report, &t);
 	for (size_t i = 0; i < c->o.policies.n; i++)
 		if (!cli_check_tests_file(r, c->o.policies.v[i], &t))

@@ -36,6 +36,7 @@ struct cli_check {
 	struct cli_verdict v;
 	struct cli_check_hit *hits;
 	size_t nhits;
+	bool oom;			/* a hit could not be kept */
 };
 
 int
@@ -216,9 +217,10 @@ cli_check_hit(void *arg, const struct rules_hit *h)
 	struct cli_check *k = arg;
 	struct cli_check_hit *v, *x;
 
-	v = reallocarray(k->hits, k->nhits + 1, sizeof(*v));
-	if (v == NULL)
-		return;		/* the list comes out shorter; reported below */
+	if ((v = reallocarray(k->hits, k->nhits + 1, sizeof(*v))) == NULL) {
+		k->oom = true;
+		return;
+	}
 	k->hits = v;
 	x = &v[k->nhits++];
 	*x = (struct cli_check_hit){ .source = strdup(h->source),
@@ -262,7 +264,11 @@ cli_check_decide(struct cli_check *k)
 		cli_rules_explain(c, &k->f, c->o.argv, cli_check_hit, k);
 		for (size_t i = 0; i < k->nhits; i++)
 			if (k->hits[i].source == NULL || k->hits[i].head == NULL)
-				return cli_oom();
+				k->oom = true;
+		if (k->oom) {
+			cli_oom();
+			return CLI_EXIT_FAIL;
+		}
 		qsort(k->hits, k->nhits, sizeof(*k->hits), cli_check_hit_cmp);
 	}
 	if (c->o.json)

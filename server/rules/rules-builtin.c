@@ -1,6 +1,7 @@
 /*
  * rules-builtin.c: the functions a rules file calls, prefix_rule() and
- * host_executable(), as tables of parameters.
+ * host_executable() (network_rule() is rules-network.c's), as tables of
+ * parameters.
  *
  * Codex's parameters come first, in Codex's order, so positional calls
  * mean what they mean there; shellesc's own (target) is keyword-only, so a
@@ -16,26 +17,6 @@
 #include "path.h"
 #include "rules-int.h"
 
-struct rules_call {
-	struct rules_pos pos;		/* the function's name */
-	/* prefix_rule */
-	const struct rules_elem *pat;
-	size_t npat;
-	enum rules_decision decision;
-	unsigned target;
-	const char *justification;
-	struct rules_vec examples;	/* rules_example, rule not set yet */
-	/* host_executable */
-	const char *name;
-	struct rules_pos name_pos;
-	const char *const *paths;
-	size_t npaths;
-	bool has_paths;
-	struct rules_pos *path_pos;
-	/* network_rule */
-	const char *protocol;
-	bool has_decision;
-};
 
 /* An absolute path from the file: "~/" expanded, "." and "//" dropped. */
 static int
@@ -131,9 +112,8 @@ static const char *const decisions[] = {
 	"allow", "prompt", "forbidden", "run", "escalate", "deny",
 };
 
-/* unknown WHAT "s" (did you mean...?) (expected a, b or c) */
-static int
-builtin_unknown(struct rules_parser *p, const struct rules_pos *at,
+int
+rules_builtin_unknown(struct rules_parser *p, const struct rules_pos *at,
     const char *what, const char *s, const char *const *known, size_t n)
 {
 	char dym[64], list[128];
@@ -157,13 +137,13 @@ prefix_decision(struct rules_parser *p, struct rules_call *c)
 	if (rules_parse_string(p, "decision", &s, NULL) != 0)
 		return -1;
 	if (rules_decision_parse(s, &c->decision) != 0)
-		return builtin_unknown(p, &at, "decision", s, decisions,
+		return rules_builtin_unknown(p, &at, "decision", s, decisions,
 		    sizeof(decisions) / sizeof(decisions[0]));
 	return 0;
 }
 
-static int
-prefix_justification(struct rules_parser *p, struct rules_call *c)
+int
+rules_parse_justification(struct rules_parser *p, struct rules_call *c)
 {
 	struct rules_pos at = p->tok.pos;
 
@@ -195,7 +175,7 @@ prefix_target(struct rules_parser *p, struct rules_call *c)
 			if (strcmp(v[i], targets[k].name) == 0)
 				break;
 		if (k == sizeof(targets) / sizeof(targets[0]))
-			return builtin_unknown(p, &pos[i], "target", v[i], names, 2);
+			return rules_builtin_unknown(p, &pos[i], "target", v[i], names, 2);
 		c->target |= targets[k].bit;
 	}
 	return 0;
@@ -374,76 +354,12 @@ host_finish(struct rules_parser *p, struct rules_call *c)
 	return 0;
 }
 
-/*
- * network_rule(host, protocol, decision, justification): Codex writes one
- * after a network approval.  Checked as Codex checks it, then ignored
- * with a warning: shellesc's sandbox allows or blocks the network as a
- * whole (--no-network), not host by host.
- */
-static int
-net_host(struct rules_parser *p, struct rules_call *c)
-{
-	struct rules_pos at = p->tok.pos;
-
-	if (rules_parse_string(p, "host", &c->name, NULL) != 0)
-		return -1;
-	if (c->name[strspn(c->name, " \t")] == '\0')
-		return rules_fail(&p->lx, &at, "network_rule: host cannot be empty");
-	if (strchr(c->name, '*') != NULL)
-		return rules_fail(&p->lx, &at, "network_rule: host: wildcards "
-		    "are not allowed (as in Codex)");
-	return 0;
-}
-
-static int
-net_protocol(struct rules_parser *p, struct rules_call *c)
-{
-	return rules_parse_string(p, "protocol", &c->protocol, NULL);
-}
-
-static int
-net_decision(struct rules_parser *p, struct rules_call *c)
-{
-	static const char *const known[] = { "allow", "prompt", "forbidden", "deny" };
-	struct rules_pos at = p->tok.pos;
-	const char *s;
-
-	if (rules_parse_string(p, "decision", &s, NULL) != 0)
-		return -1;
-	c->has_decision = true;
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (strcmp(s, known[i]) == 0)
-			return 0;
-	return builtin_unknown(p, &at, "decision", s, known,
-	    sizeof(known) / sizeof(known[0]));
-}
-
-static int
-net_finish(struct rules_parser *p, struct rules_call *c)
-{
-	if (c->name == NULL || c->protocol == NULL || !c->has_decision)
-		return rules_fail(&p->lx, &c->pos, "network_rule: missing "
-		    "argument %s", c->name == NULL ? "host" :
-		    c->protocol == NULL ? "protocol" : "decision");
-	rules_note(&p->lx, &c->pos, RULES_SEV_WARNING, "network_rule(host = "
-	    "\"%.60s\") ignored: shellesc allows or blocks the network as a "
-	    "whole (shellesc run --no-network), not host by host", c->name);
-	return 0;
-}
-
-static const struct rules_param net_params[] = {
-	{ "host", true, net_host },
-	{ "protocol", true, net_protocol },
-	{ "decision", true, net_decision },
-	{ "justification", true, prefix_justification },
-};
-
 static const struct rules_param prefix_params[] = {
 	{ "pattern", true, prefix_pattern },
 	{ "decision", true, prefix_decision },
 	{ "match", true, prefix_match },
 	{ "not_match", true, prefix_not_match },
-	{ "justification", true, prefix_justification },
+	{ "justification", true, rules_parse_justification },
 	{ "target", false, prefix_target },
 };
 
@@ -457,8 +373,8 @@ static const struct rules_builtin builtins[] = {
 	    sizeof(prefix_params) / sizeof(prefix_params[0]), prefix_finish },
 	{ "host_executable", host_params,
 	    sizeof(host_params) / sizeof(host_params[0]), host_finish },
-	{ "network_rule", net_params,
-	    sizeof(net_params) / sizeof(net_params[0]), net_finish },
+	{ "network_rule", rules_network_params, RULES_NETWORK_NPARAMS,
+	    rules_network_finish },
 };
 
 const struct rules_builtin *

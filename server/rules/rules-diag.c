@@ -1,11 +1,13 @@
 /*
  * rules-diag.c: what a load tells its reader: every error and warning
- * through the set's report function, each with its source line, and
+ * through the set's report function (the first error also in the load's
+ * struct rules_error), each with its source line, and
  * "did you mean" for names that are one or two typos away from a known
  * one (functions, arguments, decisions, targets).
  */
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +27,70 @@ rules_report(const struct rules *r, const struct rules_error *e)
 {
 	if (r != NULL && r->report != NULL)
 		r->report(r->report_arg, e);
+}
+
+/* e for pos with the message fmt, ready to report. */
+static void
+lex_error_at(const struct rules_lexer *lx, const struct rules_pos *pos,
+    struct rules_error *e, const char *fmt, va_list ap)
+{
+	memset(e, 0, sizeof(*e));
+	snprintf(e->file, sizeof(e->file), "%s", lx->name);
+	e->line = pos->line;
+	e->column = rules_lex_column(lx, pos);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	e->example = lx->example;
+	rules_diag_line(e, lx->text, lx->len, pos);
+}
+
+/*
+ * The first error of a statement is reported (what follows from it in
+ * the same statement would only repeat it); the first of the file is
+ * also *lx->err.
+ */
+int
+rules_vfail(struct rules_lexer *lx, const struct rules_pos *pos,
+    const char *fmt, va_list ap)
+{
+	struct rules_error e;
+
+	if (lx->failed)
+		return -1;
+	lx->failed = true;
+	lex_error_at(lx, pos, &e, fmt, ap);
+	if (lx->err != NULL && lx->nerrors == 0)
+		*lx->err = e;
+	if (lx->nerrors++ < RULES_MAX_ERRORS && lx->r != NULL)
+		rules_report(lx->r, &e);
+	return -1;
+}
+
+int
+rules_fail(struct rules_lexer *lx, const struct rules_pos *pos,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rules_vfail(lx, pos, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void
+rules_note(struct rules_lexer *lx, const struct rules_pos *pos,
+    enum rules_severity sev, const char *fmt, ...)
+{
+	struct rules_error e;
+	va_list ap;
+
+	if (lx->r == NULL || lx->r->report == NULL)
+		return;
+	va_start(ap, fmt);
+	lex_error_at(lx, pos, &e, fmt, ap);
+	va_end(ap);
+	e.severity = sev;
+	rules_report(lx->r, &e);
 }
 
 /*

@@ -337,6 +337,29 @@ int rules_parse_strings(struct rules_parser *p, const char *what,
 
 /* --- rules-builtin.c: prefix_rule() and host_executable() --------------- */
 
+/* One call's arguments as they are parsed. */
+struct rules_call {
+	struct rules_pos pos;		/* the function's name */
+	/* prefix_rule */
+	const struct rules_elem *pat;
+	size_t npat;
+	enum rules_decision decision;
+	unsigned target;
+	const char *justification;
+	struct rules_vec examples;	/* rules_example, rule not set yet */
+	/* host_executable */
+	const char *name;
+	struct rules_pos name_pos;
+	const char *const *paths;
+	size_t npaths;
+	bool has_paths;
+	struct rules_pos *path_pos;
+	/* network_rule */
+	const char *protocol;
+	bool has_decision;
+};
+
+
 struct rules_param {
 	const char *name;
 	bool positional;	/* may be given without its name */
@@ -349,6 +372,17 @@ struct rules_builtin {
 	size_t nparams;
 	int (*finish)(struct rules_parser *, struct rules_call *);
 };
+
+/* An unknown value s of what, with a guess among the n known and the
+ * list of them; returns -1. */
+int rules_builtin_unknown(struct rules_parser *p, const struct rules_pos *at,
+    const char *what, const char *s, const char *const *known, size_t n);
+int rules_parse_justification(struct rules_parser *p, struct rules_call *c);
+
+/* rules-network.c: network_rule()'s parameters, and its end (a warning). */
+#define RULES_NETWORK_NPARAMS	4
+extern const struct rules_param rules_network_params[RULES_NETWORK_NPARAMS];
+int rules_network_finish(struct rules_parser *p, struct rules_call *c);
 
 /* The builtin called name (length len), or NULL. */
 const struct rules_builtin *rules_builtin_find(const char *name, size_t len);

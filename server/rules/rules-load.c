@@ -212,6 +212,19 @@ load_check_example(struct rules_parser *p, const struct rules_example *ex)
 	return ok ? 0 : -1;
 }
 
+/* All examples, after errors too, up to the limit of errors. */
+static int
+load_check_examples(struct rules_parser *p)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < p->ld->examples.n &&
+	    p->lx.nerrors < RULES_MAX_ERRORS; i++)
+		if (load_check_example(p, p->ld->examples.v[i]) != 0)
+			ret = -1;
+	return ret;
+}
+
 int
 rules_fail_plain(struct rules_error *err, const char *name, int e,
     const char *msg)
@@ -246,11 +259,8 @@ rules_load_text(struct rules *r, const char *name, const char *text,
 	rules_lex_init(&p.lx, name, text ? text : "", len, err);
 	p.lx.r = r;
 	ret = rules_parse(&p);
-	/* all examples, after errors too, up to the limit of errors */
-	for (size_t i = 0; i < ld.examples.n &&
-	    p.lx.nerrors < RULES_MAX_ERRORS; i++)
-		if (load_check_example(&p, ld.examples.v[i]) != 0)
-			ret = -1;
+	if (load_check_examples(&p) != 0)
+		ret = -1;
 	/* the set's paths and names are looked up with this file's in */
 	if (ret == 0 && rules_ident_rebuild(r) != 0)
 		ret = rules_fail_plain(err, name, ENOMEM, "out of memory");
