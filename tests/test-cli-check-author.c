@@ -57,6 +57,26 @@ Test(cli_check_author, a_program_not_installed)
 	cr_expect(json_is_false(json_object_get(j, "installed")));
 }
 
+/* A host_executable that keeps a name's rules from the program found
+ * says so. */
+Test(cli_check_author, host_executable_that_excludes_the_program)
+{
+	char want[512];
+
+	tc_file(&t, "h.rules", "host_executable(name = \"ls\", paths = [\"/opt/x/ls\"])\n"
+	    "prefix_rule([\"ls\"], \"forbidden\")\n");
+	tc_run(&t, &r, NULL, TS_V("check", "-p", "h.rules", "ls", "-l"));
+	cr_expect_eq(tc_code(&r), 0, "%s", r.err);
+	snprintf(want, sizeof(want), "  %s is not one of the paths of "
+	    "host_executable(name = ls): rules for ls do not apply to it\n",
+	    tc_which("ls"));
+	expect_out(want);
+	tc_res_free(&r);
+	tc_run(&t, &r, NULL, TS_V("check", "-p", "h.rules", "/opt/x/ls"));
+	cr_expect_eq(tc_code(&r), 3, "%s", r.out);
+	cr_expect_null(strstr(r.out, "is not one of the paths"), "%s", r.out);
+}
+
 /* The exit status is the decision. */
 Test(cli_check_author, the_exit_status_is_the_decision)
 {

@@ -37,6 +37,7 @@ struct cli_check {
 	struct cli_check_hit *hits;
 	size_t nhits;
 	bool oom;			/* a hit could not be kept */
+	bool excluded;			/* by a host_executable (cli_check_text) */
 };
 
 int
@@ -84,6 +85,23 @@ cli_check_text_hits(const struct cli_check *k)
 	}
 }
 
+/* Why the answer may not be what the author expects. */
+static void
+cli_check_text_notes(const struct cli_check *k)
+{
+	const char *base = strrchr(k->f.path, '/');
+	char *prog = cli_show(k->f.path), *name = cli_show(base ? base + 1 : k->f.path);
+
+	if (!k->installed)
+		printf("  not installed here: decided by the name as written\n");
+	if (k->excluded)
+		printf("  %s is not one of the paths of host_executable(name = %s): "
+		    "rules for %s do not apply to it\n", prog ? prog : "?",
+		    name ? name : "?", name ? name : "?");
+	free(prog);
+	free(name);
+}
+
 static void
 cli_check_text(const struct cli_check *k)
 {
@@ -92,8 +110,7 @@ cli_check_text(const struct cli_check *k)
 	char *why = v->justification ? cli_vis(v->justification) : NULL;
 
 	printf("%s %s\n", rules_decision_name(v->effective), cmd ? cmd : "?");
-	if (!k->installed)
-		printf("  not installed here: decided by the name as written\n");
+	cli_check_text_notes(k);
 	if (v->rule == RULES_NONE)
 		printf("  no rule matched (--default %s)\n", rules_decision_name(k->c->o.dflt));
 	else
@@ -139,6 +156,8 @@ cli_check_json(const struct cli_check *k)
 	    "default", rules_decision_name(k->c->o.dflt), "installed", k->installed);
 	char *line;
 
+	if (j != NULL)
+		json_object_set_new(j, "host_executable_excludes", json_boolean(k->excluded));
 	if (j != NULL && k->c->o.explain)
 		json_object_set_new(j, "matches", cli_check_json_hits(k));
 	if ((line = cli_json_line(j)) != NULL)
@@ -260,6 +279,7 @@ cli_check_decide(struct cli_check *k)
 	struct cli *c = k->c;
 
 	cli_rules_decide(c, &k->f, c->o.argv, &k->v);
+	k->excluded = cli_rules_host_excludes(c, &k->f);
 	if (c->o.explain) {
 		cli_rules_explain(c, &k->f, c->o.argv, cli_check_hit, k);
 		for (size_t i = 0; i < k->nhits; i++)

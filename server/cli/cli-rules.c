@@ -270,6 +270,17 @@ cli_rules_decide(struct cli *c, const struct rules_file *f, char *const *argv,
 	v->effective = v->rule == RULES_NONE ? c->o.dflt : v->rule;
 }
 
+bool
+cli_rules_host_excludes(struct cli *c, const struct rules_file *f)
+{
+	bool r;
+
+	pthread_rwlock_rdlock(&c->rules->lk);
+	r = rules_host_excludes(c->rules->r, f);
+	pthread_rwlock_unlock(&c->rules->lk);
+	return r;
+}
+
 void
 cli_rules_explain(struct cli *c, const struct rules_file *f, char *const *argv,
     void (*fn)(void *arg, const struct rules_hit *h), void *arg)

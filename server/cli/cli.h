@@ -158,6 +158,8 @@ char *cli_path_search(const char *name);	/* NULL: not found (errno) */
 int cli_rules_open(struct cli *c);
 void cli_rules_close(struct cli *c);
 /* Decide the program that will run; request or a file of check's. */
+/* rules_host_excludes under the lock. */
+bool cli_rules_host_excludes(struct cli *c, const struct rules_file *f);
 /* Every rule that matches f with argv (rules_explain), under the lock. */
 void cli_rules_explain(struct cli *c, const struct rules_file *f,
     char *const *argv, void (*fn)(void *arg, const struct rules_hit *h),

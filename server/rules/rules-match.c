@@ -92,6 +92,17 @@ rules_host_allows(const struct rules *r, const char *name, const struct rules_fi
 	return false;
 }
 
+bool
+rules_host_excludes(const struct rules *r, const struct rules_file *f)
+{
+	const char *slash;
+
+	if (r == NULL || f == NULL || f->path == NULL ||
+	    (slash = strrchr(f->path, '/')) == NULL)
+		return false;
+	return !rules_host_allows(r, slash + 1, f);
+}
+
 /* A program without '/' is a bare name (an example): it matches names. */
 static bool
 rules_head_matches(const struct rules *r, const char *head,

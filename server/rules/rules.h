@@ -182,6 +182,13 @@ struct rules_hit {
 };
 
 /*
+ * Does a host_executable() for f's file name keep the rules written for
+ * that name from matching f (f is none of its paths)?  For explaining why
+ * a name's rules did not apply.  A bare name is never kept out.
+ */
+bool rules_host_excludes(const struct rules *r, const struct rules_file *f);
+
+/*
  * Every rule that matches, as rules_decide_file() would weigh them (the
  * deciding one among them), each once, in no particular order: fn is
  * called for each; its strings belong to r.  Returns the decision.
