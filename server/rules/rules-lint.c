@@ -77,16 +77,24 @@ lint_same(const struct rules_rule *s, const struct rules_rule *r)
 	    s->target == r->target && lint_covers(s, r) && lint_covers(r, s);
 }
 
+/*
+ * Rules compared with each rule, at most: a set with thousands of rules
+ * filed under one node (the same program, or "*") is linted in bounded
+ * time, at the cost of warnings missed there.
+ */
+#define RULES_LINT_BUDGET	256
+
 /* The rule s shadows r with, or NULL: met walking from head along r. */
 static const struct rules_rule *
 lint_shadow_from(const struct rules *r, const struct rules_rule *rule,
     const char *head)
 {
 	const struct rules_node *n;
+	size_t budget = RULES_LINT_BUDGET;
 
 	n = (const struct rules_node *)rules_table_get(&r->index, NULL, head);
 	for (size_t i = 1; n != NULL; i++) {
-		for (size_t k = 0; k < n->rules.n; k++) {
+		for (size_t k = 0; k < n->rules.n && budget > 0; k++, budget--) {
 			const struct rules_rule *s = n->rules.v[k];
 
 			if (s != rule && lint_covers(s, rule) && lint_wins(s, rule))
