@@ -54,23 +54,14 @@ mc_loop(char *buf, size_t size, int n)
 	snprintf(buf, size, "i=0; while [ $i -lt %d ]; do /bin/true; i=$((i+1)); done", n);
 }
 
-/* Lines in the session's audit log so far: one per decision. */
+/* Decisions in the session's audit log so far (its lines). */
 static long
 mc_audited(void)
 {
-	char path[PATH_MAX + 16], buf[65536];
-	long lines = 0;
-	ssize_t r;
-	int fd;
+	char path[PATH_MAX + 16];
 
 	snprintf(path, sizeof(path), "%s/audit.jsonl", mc_dir);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < r; i++)
-			lines += buf[i] == '\n';
-	close(fd);
-	return lines;
+	return bn_count_lines(path);
 }
 
 /* shellesc's environment: the parts from this build tree. */
