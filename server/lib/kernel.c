@@ -225,8 +225,10 @@ kernel_exec(struct msg_exec *ex, struct kmem_exec *km, char *file, pid_t tid)
 		return -ENOMEM;
 	ex->file = memcpy(ex->blob_, file, flen);
 	ex->cwd = memcpy(ex->blob_ + flen, cwd, clen);
-	memcpy(ex->cwd + clen, km->argv, km->argv_len);
-	memcpy(ex->cwd + clen + km->argv_len, km->env, km->env_len);
+	if (km->argv_len)	/* argv, envp NULL: no strings, no buffer */
+		memcpy(ex->cwd + clen, km->argv, km->argv_len);
+	if (km->env_len)
+		memcpy(ex->cwd + clen + km->argv_len, km->env, km->env_len);
 	kernel_split(ex->cwd + clen, km->argc, ex->argv);
 	kernel_split(ex->cwd + clen + km->argv_len, km->envc, ex->env);
 	ex->argc = km->argc;
