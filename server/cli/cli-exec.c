@@ -270,7 +270,7 @@ cli_exec_confine(const struct cli_sbx *x)
 {
 	struct cli_seccomp f;
 
-	if (cli_seccomp_build(&f) != 0) {
+	if (cli_seccomp_build(&f, false) != 0) {
 		cli_warnx("cannot build the session's seccomp filter");
 		return -1;
 	}

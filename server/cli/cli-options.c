@@ -164,18 +164,49 @@ cli_bytes(const char *cmd, const char *opt, const char *arg, size_t *out)
 	return -1;
 }
 
+/*
+ * --mode: words separated by commas.  "both" is the wrapper and the
+ * preload, and the kernel layer where it can be had (run only); "kernel"
+ * asks for that layer: no session without it.
+ */
+static int
+cli_opt_mode(struct cli_opts *o, const char *cmd, const char *arg)
+{
+	static const char *const modes[] = { "wrapper", "preload", "both", "kernel", NULL };
+	char buf[64], *w, *save = NULL;
+	int i;
+
+	if (strlcpy(buf, arg, sizeof(buf)) >= sizeof(buf))
+		return cli_word(cmd, "--mode", arg, modes, "preload, wrapper, both or kernel");
+	o->intercept = 0;
+	o->kernel = CLI_KERNEL_OFF;
+	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if ((i = cli_word(cmd, "--mode", w, modes,
+		    "preload, wrapper, both or kernel, or a list of them (preload,kernel)")) < 0)
+			return -1;
+		if (i == 3)
+			o->kernel = CLI_KERNEL_ON;
+		else
+			o->intercept |= (unsigned)i + 1;	/* SHELLESC_INTERCEPT_* */
+		if (i == 2 && o->kernel == CLI_KERNEL_OFF)
+			o->kernel = CLI_KERNEL_AUTO;
+	}
+	if (o->intercept != 0)
+		return 0;
+	cli_warnx("%s: --mode '%s': the kernel layer goes with preload, wrapper or both "
+	    "(preload,kernel)", cmd, arg);
+	return -1;
+}
+
 static int
 cli_opt_word(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 {
-	static const char *const modes[] = { "wrapper", "preload", "both", NULL };
 	static const char *const sandboxes[] = { "none", "landlock", NULL };
 	int i;
 
-	if (opt == 'm') {
-		if ((i = cli_word(cmd, "--mode", arg, modes, "preload, wrapper or both")) < 0)
-			return -1;
-		o->intercept = (unsigned)i + 1;	/* SHELLESC_INTERCEPT_* */
-	} else if (opt == 's') {
+	if (opt == 'm')
+		return cli_opt_mode(o, cmd, arg);
+	if (opt == 's') {
 		if ((i = cli_word(cmd, "--sandbox", arg, sandboxes, "none or landlock")) < 0)
 			return -1;
 		o->sandbox = i;
@@ -266,6 +297,8 @@ cli_options_check(const struct cli_opts *o, const char *cmd)
 		cli_warnx("exec: -c COMMAND is required");
 	else if (o->cmd == CLI_EXEC && o->argc > 0)
 		cli_warnx("exec: unexpected argument '%s' (the command goes in -c)", o->argv[0]);
+	else if (o->kernel == CLI_KERNEL_ON && o->cmd != CLI_RUN)
+		cli_warnx("%s: --mode kernel: only run has the kernel layer", cmd);
 	else if (o->cmd == CLI_MCP && o->argc > 0)
 		cli_warnx("mcp: unexpected argument '%s' (commands come from the MCP client)",
 		    o->argv[0]);
@@ -306,6 +339,7 @@ int
 cli_options(struct cli_opts *o, int argc, char **argv)
 {
 	o->intercept = SHELLESC_INTERCEPT_WRAPPER | SHELLESC_INTERCEPT_PRELOAD;
+	o->kernel = CLI_KERNEL_AUTO;
 	o->dflt = RULES_RUN;
 	o->prompt_timeout = 300;
 	o->login = 1;

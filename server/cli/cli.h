@@ -59,10 +59,17 @@ struct cli_layer {
 	struct cli_strv exec_allowed;	/* ... but these files */
 };
 
+enum cli_kernel {
+	CLI_KERNEL_OFF,
+	CLI_KERNEL_AUTO,		/* where the kernel has it ("both") */
+	CLI_KERNEL_ON,			/* asked for: no session without it */
+};
+
 struct cli_opts {
 	enum cli_cmd cmd;
 	struct cli_strv policies;	/* -p, in order */
 	unsigned intercept;		/* SHELLESC_INTERCEPT_* */
+	enum cli_kernel kernel;		/* the kernel layer (run only) */
 	enum cli_sandbox sandbox;
 	struct cli_strv writable;	/* -w; empty: the defaults */
 	struct cli_strv pass_env;	/* --pass-env: to escalated commands */
@@ -131,6 +138,19 @@ struct cli_rules_tally {
 void cli_rules_report(void *arg, const struct rules_error *e);
 
 /* cli-main.c */
+/* cli-kernel.c: the kernel layer of run.  Build the filters (f: with the
+ * layer when the kernel has it and it is wanted, fb: without it), saying
+ * which layer is missing; 0 or -1 (--mode kernel without it). */
+struct cli_seccomp;
+int cli_kernel_plan(struct cli *c, struct cli_seccomp *f, struct cli_seccomp *fb);
+/* In PROGRAM's child (async-signal-safe): install f, and send its
+ * listener on sock; falls back to fb when the layer is not required.
+ * 0 or -1 with errno. */
+int cli_kernel_enter(const struct cli *c, const struct cli_seccomp *f,
+    const struct cli_seccomp *fb, int sock);
+/* In the parent: the child's listener to the session; 0 or -1 (printed). */
+int cli_kernel_take(struct cli *c, int sock, pid_t pid);
+
 void cli_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_oom(void);		/* "out of memory", then -1: return cli_oom(); */
