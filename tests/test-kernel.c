@@ -5,7 +5,8 @@
  * exec here runs rm (denied) or touch/sh (run) some other way than
  * through libc's exec functions; without the layer all of them run
  * unasked.  What the layer does not guarantee (a path rewritten by another
- * thread after the check) is in docs/security.md and not tested here.
+ * thread after the check) is in docs/security.md and not tested here.  The
+ * last test builds a real Go program (golang-go, installed by ./bootstrap).
  */
 #include "config.h"
 
@@ -221,4 +222,43 @@ Test(kernel, nested_both_falls_back)
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_not_null(strstr(r.err, "the kernel layer is missing (this session runs inside "
 	    "another"), "%s", r.err);
+}
+
+/* A real Go program: os/exec starts its children with clone and a raw
+ * execve, and Go binaries are static; neither preload nor wrapper sees it. */
+static const char go_rm[] =
+    "package main\n"
+    "import (\"fmt\"; \"os\"; \"os/exec\")\n"
+    "func main() {\n"
+    "\tif err := exec.Command(\"/bin/rm\", os.Args[1]).Run(); err != nil {\n"
+    "\t\tfmt.Println(err)\n"
+    "\t\tos.Exit(3)\n"
+    "\t}\n"
+    "}\n";
+
+/* go build -o NAME NAME.go in t's directory, with caches of its own. */
+static void
+go_build(const char *name)
+{
+	const char *d = tc_path(&t, ".");
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && HOME='%s' GOCACHE='%s/gocache' GOPATH='%s/gopath' "
+	    "CGO_ENABLED=0 GOFLAGS= GO111MODULE=off PATH=/usr/bin:/bin "
+	    "go build -o %s %s.go 2>&1", d, d, d, d, name, name);
+	cr_assert_eq(system(cmd), 0, "go build failed: %s", cmd);
+}
+
+Test(kernel, go_program_denied, .timeout = 300)
+{
+	if (access("/usr/bin/go", X_OK) != 0)
+		cr_skip_test("golang-go is not installed (./bootstrap installs it): no Go program to run");
+	tc_file(&t, "gorm.go", go_rm);
+	go_build("gorm");
+	tc_file(&t, "victim", "x");
+	krun("preload,kernel", NULL, TS_V((char *)tc_path(&t, "gorm"), (char *)tc_path(&t, "victim")));
+	cr_assert(tc_exists(&t, "victim"), "the Go program's rm ran: %s", r.err);
+	cr_assert_eq(tc_code(&r), 3, "%s%s", r.out, r.err);
+	cr_assert_not_null(strstr(r.out, "permission denied"), "%s", r.out);
+	cr_assert_not_null(strstr(r.err, "no removing"), "%s", r.err);
 }
