@@ -23,6 +23,7 @@ struct rules_call {
 	size_t npat;
 	enum rules_decision decision;
 	unsigned target;
+	bool exact;
 	const char *justification;
 	struct rules_vec examples;	/* rules_example, rule not set yet */
 	/* host_executable */
@@ -146,6 +147,20 @@ prefix_justification(struct rules_parser *p, struct rules_call *c)
 	if (c->justification[strspn(c->justification, " \t\r\n\f\v")] == '\0')
 		return rules_fail(&p->lx, &at, "justification cannot be empty");
 	return 0;
+}
+
+/* exact=True: the pattern matches commands of its very length only. */
+static int
+prefix_exact(struct rules_parser *p, struct rules_call *c)
+{
+	if (p->tok.kind == RULES_TOK_NAME && p->tok.len == 4 &&
+	    memcmp(p->tok.str, "True", 4) == 0)
+		c->exact = true;
+	else if (!(p->tok.kind == RULES_TOK_NAME && p->tok.len == 5 &&
+	    memcmp(p->tok.str, "False", 5) == 0))
+		return rules_fail(&p->lx, &p->tok.pos, "exact: expected True or False, got %s",
+		    rules_tok_describe(p->tok.kind));
+	return rules_advance(p);
 }
 
 static int
@@ -284,7 +299,7 @@ prefix_finish(struct rules_parser *p, struct rules_call *c)
 		return rules_fail(&p->lx, &c->pos, "out of memory");
 	snprintf(source, len, "%s:%d", p->lx.name, c->pos.line);
 	*rule = (struct rules_rule){ .pat = c->pat, .npat = c->npat,
-	    .decision = c->decision, .target = c->target,
+	    .decision = c->decision, .target = c->target, .exact = c->exact,
 	    .justification = c->justification, .source = source };
 	if (rules_load_add_rule(p->ld, rule) != 0)
 		return rules_fail(&p->lx, &c->pos, "out of memory");
@@ -355,6 +370,7 @@ static const struct rules_param prefix_params[] = {
 	{ "not_match", true, prefix_not_match },
 	{ "justification", true, prefix_justification },
 	{ "target", false, prefix_target },
+	{ "exact", false, prefix_exact },
 };
 
 static const struct rules_param host_params[] = {

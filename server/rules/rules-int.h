@@ -126,6 +126,7 @@ struct rules_rule {
 	size_t npat;			/* >= 1 */
 	enum rules_decision decision;
 	unsigned target;		/* RULES_TARGET_* mask; 0: any target */
+	bool exact;			/* exact=True: no arguments past the pattern */
 	const char *justification;	/* NULL: none */
 	const char *source;		/* "FILE:LINE" */
 	size_t seq;			/* load order, breaks ties */
