@@ -234,6 +234,8 @@ cli_setup(struct cli *c)
 	/* An approver or terminal going away must be an error, not our death;
 	 * children get SIGPIPE back (cli-run.c, cli-approver.c, spawn.c). */
 	signal(SIGPIPE, SIG_IGN);
+	if (c->o.approver != NULL && cli_approver_check(c->o.approver) != 0)
+		return -1;
 	if (cli_setup_roots(c) != 0 || cli_rules_open(c) != 0 || cli_audit_open(c) != 0 ||
 	    cli_setup_sandbox(c) != 0 || cli_setup_env(c) != 0 || cli_prompt_start(c) != 0)
 		return -1;

@@ -159,8 +159,15 @@ char *const *cli_request_argv(const struct shellesc_request *req);
 /* Every exact program path of the rules beneath a writable directory (a
  * NULL-terminated vector into *out); 0 or -1. */
 int cli_rules_exec_paths(struct cli *c, struct cli_strv *out);
-int cli_rules_always(struct cli *c, const char *program, char *const *argv);
-char *cli_rules_always_text(struct cli *c, const char *program, char *const *argv);
+/* "always" escalates from now on exactly this argv, or argv as a prefix
+ * (what an approver or a person picked); CLI_ALWAYS_NO: only this once. */
+enum cli_always { CLI_ALWAYS_NO, CLI_ALWAYS_EXACT, CLI_ALWAYS_PREFIX };
+int cli_rules_always(struct cli *c, const char *program, char *const *argv,
+    enum cli_always how);
+char *cli_rules_always_text(struct cli *c, const char *program, char *const *argv,
+    enum cli_always how);
+/* The file "always" appends to; *ok: it can be written (or made). */
+const char *cli_rules_always_file(struct cli *c, bool *ok);
 void cli_verdict_free(struct cli_verdict *v);
 int cli_verdict_deny(struct cli_verdict *v, const char *answer, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -188,13 +195,20 @@ enum cli_wait cli_prompt_poll(struct pollfd *p, size_t n, int wake, int64_t dead
 void cli_prompt_push(struct cli *c, struct shellesc_request *req, struct cli_verdict *v);
 void cli_prompt_stop(struct cli *c);
 
+/* "always" is offered only for a command no rule matched, into a file
+ * that can be written (cli-tty.c says why). */
+bool cli_prompt_always_ok(struct cli *c, const struct cli_verdict *v);
+
 /* cli-tty.c: 0 with *a and *always set, or -1 with v->reason set. */
 int cli_tty_ask(struct cli *c, struct shellesc_request *req, struct cli_verdict *v,
-    int wake, enum shellesc_action *a, bool *always);
+    int wake, enum shellesc_action *a, enum cli_always *always);
 
-/* cli-approver.c: 0 with *a set (v->reason maybe), or -1 with v->reason set. */
+/* cli-approver.c: 0 with *a and *always set (v->reason maybe), or -1 with
+ * v->reason set.  cli_approver_check: the approver's program exists and
+ * can be executed, or -1 after a message (at start). */
 int cli_approver_ask(struct cli *c, struct shellesc_request *req,
-    struct cli_verdict *v, int wake, enum shellesc_action *a);
+    struct cli_verdict *v, int wake, enum shellesc_action *a, enum cli_always *always);
+int cli_approver_check(const char *cmd);
 
 /* cli-landlock.c: with no_exec (not NULL), nothing beneath writable may
  * be executed in place but the files it names. */
