@@ -15,12 +15,14 @@
 enum {
 	OPT_NO_NETWORK = 256, OPT_DEFAULT, OPT_APPROVER, OPT_PROMPT_TIMEOUT,
 	OPT_JSON, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
-	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE, OPT_PASS_ENV,
+	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE, OPT_PASS_ENV, OPT_OUTPUT, OPT_BASE64,
 };
 
-/* mcp --max-output: a result keeps this many bytes of output by default,
- * the first and last halves, within these bounds. */
-#define CLI_MAX_OUTPUT_DEFAULT	(64 * 1024)
+/* --max-output: a result keeps this many bytes of output by default (mcp's
+ * for a model's context, exec's for a harness), the first and last halves,
+ * within these bounds. */
+#define CLI_MAX_OUTPUT_MCP	(64 * 1024)
+#define CLI_MAX_OUTPUT_EXEC	(4 * 1024 * 1024)
 #define CLI_MAX_OUTPUT_MIN	256
 #define CLI_MAX_OUTPUT_MAX	(256 * 1024 * 1024)
 
@@ -47,6 +49,9 @@ static const struct option cli_exec_opts[] = {
 	{ "no-login", no_argument, NULL, OPT_NO_LOGIN },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "cwd", required_argument, NULL, OPT_CWD },
+	{ "max-output", required_argument, NULL, OPT_MAX_OUTPUT },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "base64", no_argument, NULL, OPT_BASE64 },
 	{ 0 }
 };
 static const struct option cli_mcp_opts[] = {
@@ -136,6 +141,22 @@ cli_seconds(const char *cmd, const char *opt, const char *arg, int *out)
 	return 0;
 }
 
+/* Seconds, fractions allowed (1.5), as milliseconds that fit an int. */
+static int
+cli_fseconds(const char *cmd, const char *opt, const char *arg, int *ms)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end != '\0' || !(v >= 0.001 && v <= INT_MAX / 1000)) {
+		cli_warnx("%s: %s '%s': expected seconds, 0.001 to %d (fractions allowed)",
+		    cmd, opt, arg, INT_MAX / 1000);
+		return -1;
+	}
+	*ms = (int)(v * 1000 + 0.5);
+	return 0;
+}
+
 /* BYTES, or with a k or M suffix (1024, 1024*1024). */
 static int
 cli_bytes(const char *cmd, const char *opt, const char *arg, size_t *out)
@@ -168,6 +189,7 @@ cli_opt_word(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 {
 	static const char *const modes[] = { "wrapper", "preload", "both", NULL };
 	static const char *const sandboxes[] = { "none", "landlock", NULL };
+	static const char *const outputs[] = { "interleaved", "split", "both", NULL };
 	int i;
 
 	if (opt == 'm') {
@@ -178,6 +200,16 @@ cli_opt_word(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 		if ((i = cli_word(cmd, "--sandbox", arg, sandboxes, "none or landlock")) < 0)
 			return -1;
 		o->sandbox = i;
+	} else if (opt == OPT_OUTPUT) {
+		if ((i = cli_word(cmd, "--output", arg, outputs, "interleaved, split or both")) < 0)
+			return -1;
+		o->output = i;
+	} else if (strcmp(arg, "allow") == 0 || strcmp(arg, "forbidden") == 0) {
+		/* Codex's names read as run and deny here: say which is meant */
+		cli_warnx("%s: --default '%s': expected run, escalate, deny or prompt "
+		    "('%s' is Codex's name for %s)", cmd, arg, arg,
+		    arg[0] == 'a' ? "escalate" : "deny");
+		return -1;
 	} else if (rules_decision_parse(arg, &o->dflt) != 0) {
 		cli_warnx("%s: --default '%s': expected run, escalate, deny or prompt", cmd, arg);
 		return -1;
@@ -206,12 +238,12 @@ cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 		return cli_opt_name(cmd, arg, &o->pass_env);
 	case 'w':
 		return cli_strv_add(&o->writable, arg);
-	case 'm': case 's': case OPT_DEFAULT:
+	case 'm': case 's': case OPT_DEFAULT: case OPT_OUTPUT:
 		return cli_opt_word(o, cmd, opt, arg);
 	case OPT_PROMPT_TIMEOUT:
 		return cli_seconds(cmd, "--prompt-timeout", arg, &o->prompt_timeout);
 	case OPT_TIMEOUT:
-		return cli_seconds(cmd, "--timeout", arg, &o->timeout);
+		return cli_fseconds(cmd, "--timeout", arg, &o->timeout_ms);
 	case OPT_MAX_OUTPUT:
 		return cli_bytes(cmd, "--max-output", arg, &o->max_output);
 	case OPT_NO_NETWORK: o->no_network = true; return 0;
@@ -220,6 +252,7 @@ cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 	case 'a': o->audit = arg; return 0;
 	case 'v': o->verbose++; return 0;
 	case OPT_JSON: o->json = true; return 0;
+	case OPT_BASE64: o->base64 = true; return 0;
 	case OPT_SHELL: o->shell = arg; return 0;
 	case OPT_LOGIN: o->login = 1; return 0;
 	case OPT_NO_LOGIN: o->login = 0; return 0;
@@ -295,6 +328,8 @@ cli_options_cmd(struct cli_opts *o, int k, int argc, char **argv)
 	}
 	o->argv = argv + optind;
 	o->argc = argc - optind;
+	if (o->max_output == 0)
+		o->max_output = o->cmd == CLI_EXEC ? CLI_MAX_OUTPUT_EXEC : CLI_MAX_OUTPUT_MCP;
 	return cli_options_check(o, cmd);
 }
 
@@ -306,7 +341,6 @@ cli_options(struct cli_opts *o, int argc, char **argv)
 	o->dflt = RULES_RUN;
 	o->prompt_timeout = 300;
 	o->login = 1;
-	o->max_output = CLI_MAX_OUTPUT_DEFAULT;
 	if (argc < 2) {
 		fputs(cli_usage_text, stderr);
 		return -1;

@@ -43,6 +43,8 @@
 
 enum cli_cmd { CLI_RUN, CLI_CHECK, CLI_EXEC, CLI_MCP };
 enum cli_sandbox { CLI_SANDBOX_NONE, CLI_SANDBOX_LANDLOCK };
+/* exec --output: which of output (interleaved), stdout and stderr. */
+enum cli_output { CLI_OUTPUT_INTERLEAVED, CLI_OUTPUT_SPLIT, CLI_OUTPUT_BOTH };
 
 /* A growable NULL-terminated vector of strings. */
 struct cli_strv {
@@ -75,8 +77,10 @@ struct cli_opts {
 	int verbose;
 	bool json;			/* check */
 	const char *shell, *cwd, *command; /* exec; mcp: shell */
-	int login, timeout;
-	size_t max_output;		/* mcp: bytes of output a result keeps */
+	int login, timeout_ms;
+	size_t max_output;		/* exec, mcp: bytes of output a result keeps; 0: default */
+	enum cli_output output;		/* exec --output */
+	bool base64;			/* exec --base64 */
 	char **argv;			/* what follows the options */
 	int argc;
 };
@@ -84,6 +88,7 @@ struct cli_opts {
 struct cli_rules;
 struct cli_audit;
 struct cli_prompt;
+struct cli_exec_out;
 
 struct cli {
 	struct cli_opts o;
@@ -98,6 +103,7 @@ struct cli {
 	char *outer_tmpdir;		/* "TMPDIR=..." before it was set to tmpdir, or NULL */
 	char **own_env;			/* escalated commands see these of ours */
 	struct rlimit nofile;		/* our fd limit before the session raised it */
+	struct cli_exec_out *exec_out;	/* exec: the decisions it reports, or NULL */
 };
 
 /*
@@ -239,5 +245,14 @@ int cli_exec_sandboxed(int argc, char **argv, const char *spec);
 char **cli_exec_sandbox_env(const char *shell, const struct cli_layer *layers, size_t n,
     char **entry);
 int cli_exec_self(char *buf, size_t size);
+
+/* cli-exec-output.c: exec's result.  cli_exec_out_start before the
+ * session, then every answer goes to cli_exec_out_decision (any thread);
+ * cli_exec_out_print prints the result and frees what start made. */
+int cli_exec_out_start(struct cli *c);
+void cli_exec_out_decision(struct cli *c, const struct shellesc_request *req,
+    const struct cli_verdict *v, enum shellesc_action a, const char *reason);
+int cli_exec_out_print(struct cli *c, const struct shellesc_exec_result *res);
+void cli_exec_out_free(struct cli *c);
 
 #endif /* SHELLESC_CLI_H */
