@@ -16,6 +16,7 @@ enum {
 	OPT_NO_NETWORK = 256, OPT_DEFAULT, OPT_APPROVER, OPT_PROMPT_TIMEOUT,
 	OPT_JSON, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
 	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE, OPT_PASS_ENV, OPT_OUTPUT, OPT_BASE64,
+	OPT_AUDIT_FAIL,
 };
 
 /* --max-output: a result keeps this many bytes of output by default (mcp's
@@ -37,6 +38,7 @@ enum {
 	{ "approver", required_argument, NULL, OPT_APPROVER }, \
 	{ "prompt-timeout", required_argument, NULL, OPT_PROMPT_TIMEOUT }, \
 	{ "audit", required_argument, NULL, 'a' }, \
+	{ "audit-fail", required_argument, NULL, OPT_AUDIT_FAIL }, \
 	{ "pass-env", required_argument, NULL, OPT_PASS_ENV }, \
 	{ "verbose", no_argument, NULL, 'v' }, \
 	{ "help", no_argument, NULL, 'h' }
@@ -190,6 +192,7 @@ cli_opt_word(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 	static const char *const modes[] = { "wrapper", "preload", "both", NULL };
 	static const char *const sandboxes[] = { "none", "landlock", NULL };
 	static const char *const outputs[] = { "interleaved", "split", "both", NULL };
+	static const char *const fails[] = { "warn", "stop", NULL };
 	int i;
 
 	if (opt == 'm') {
@@ -200,6 +203,10 @@ cli_opt_word(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 		if ((i = cli_word(cmd, "--sandbox", arg, sandboxes, "none or landlock")) < 0)
 			return -1;
 		o->sandbox = i;
+	} else if (opt == OPT_AUDIT_FAIL) {
+		if ((i = cli_word(cmd, "--audit-fail", arg, fails, "warn or stop")) < 0)
+			return -1;
+		o->audit_stop = i == 1;
 	} else if (opt == OPT_OUTPUT) {
 		if ((i = cli_word(cmd, "--output", arg, outputs, "interleaved, split or both")) < 0)
 			return -1;
@@ -238,7 +245,7 @@ cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 		return cli_opt_name(cmd, arg, &o->pass_env);
 	case 'w':
 		return cli_strv_add(&o->writable, arg);
-	case 'm': case 's': case OPT_DEFAULT: case OPT_OUTPUT:
+	case 'm': case 's': case OPT_DEFAULT: case OPT_OUTPUT: case OPT_AUDIT_FAIL:
 		return cli_opt_word(o, cmd, opt, arg);
 	case OPT_PROMPT_TIMEOUT:
 		return cli_seconds(cmd, "--prompt-timeout", arg, &o->prompt_timeout);
@@ -316,7 +323,7 @@ cli_options_cmd(struct cli_opts *o, int k, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, cli_cmds[k].shorts,
 	    cli_cmds[k].longs, NULL)) != -1) {
 		if (opt == 'h') {
-			fputs(cli_usage_text, stdout);
+			cli_usage(stdout, -1);
 			return 1;
 		}
 		if (opt == '?' || opt == ':') {
@@ -333,6 +340,23 @@ cli_options_cmd(struct cli_opts *o, int k, int argc, char **argv)
 	return cli_options_check(o, cmd);
 }
 
+/* shellesc help [COMMAND]: 1 once shown, -1 for an unknown COMMAND. */
+static int
+cli_options_help(int argc, char **argv)
+{
+	if (argc == 0) {
+		cli_usage(stdout, -1);
+		return 1;
+	}
+	for (size_t k = 0; argc == 1 && k < sizeof(cli_cmds) / sizeof(cli_cmds[0]); k++)
+		if (strcmp(argv[0], cli_cmds[k].name) == 0) {
+			cli_usage(stdout, (int)cli_cmds[k].cmd);
+			return 1;
+		}
+	cli_warnx("help: unknown command '%s': expected run, check, exec or mcp", argv[0]);
+	return -1;
+}
+
 /* 0: a command to run; 1: --help or --version was answered; -1: error. */
 int
 cli_options(struct cli_opts *o, int argc, char **argv)
@@ -342,13 +366,15 @@ cli_options(struct cli_opts *o, int argc, char **argv)
 	o->prompt_timeout = 300;
 	o->login = 1;
 	if (argc < 2) {
-		fputs(cli_usage_text, stderr);
+		cli_usage(stderr, -1);
 		return -1;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		fputs(cli_usage_text, stdout);
+		cli_usage(stdout, -1);
 		return 1;
 	}
+	if (strcmp(argv[1], "help") == 0)
+		return cli_options_help(argc - 2, argv + 2);
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("shellesc %s\n", PACKAGE_VERSION);
 		return 1;
@@ -356,7 +382,7 @@ cli_options(struct cli_opts *o, int argc, char **argv)
 	for (size_t k = 0; k < sizeof(cli_cmds) / sizeof(cli_cmds[0]); k++)
 		if (strcmp(argv[1], cli_cmds[k].name) == 0)
 			return cli_options_cmd(o, (int)k, argc - 1, argv + 1);
-	cli_warnx("unknown command '%s': expected run, check, exec or mcp (see shellesc --help)",
+	cli_warnx("unknown command '%s': expected run, check, exec, mcp or help (see shellesc --help)",
 	    argv[1]);
 	return -1;
 }

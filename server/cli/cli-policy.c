@@ -137,10 +137,13 @@ cli_policy_answer(struct cli *c, struct shellesc_request *req,
 		a = SHELLESC_DENY;
 	}
 	reason = a == SHELLESC_DENY ? cli_policy_reason(c, v) : NULL;
+	if (cli_audit_decision(c, req, v, a, reason) != 0 && c->o.audit_stop &&
+	    a != SHELLESC_DENY) {
+		a = SHELLESC_DENY;	/* nothing runs that the log cannot show */
+		reason = strdup("the audit log cannot be written (--audit-fail stop)");
+	}
 	d.action = a;
-
 	d.reason = reason;
-	cli_audit_decision(c, req, v, a, reason);
 	cli_policy_report(c, req, v, a, reason);
 	if (v->answered)
 		v->answered(v->answered_arg, req, v, a, reason);

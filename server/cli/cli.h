@@ -74,6 +74,7 @@ struct cli_opts {
 	const char *approver;
 	int prompt_timeout;		/* seconds */
 	const char *audit;
+	bool audit_stop;		/* --audit-fail stop */
 	int verbose;
 	bool json;			/* check */
 	const char *shell, *cwd, *command; /* exec; mcp: shell */
@@ -135,7 +136,9 @@ void cli_debug(const struct cli *c, int level, const char *fmt, ...)
 char *cli_vis(const char *s);	/* control and 8-bit bytes escaped */
 char *cli_show(const char *s);	/* cli_vis, then quoted if a shell needs it */
 char *cli_show_argv(const char *program, char *const *argv);
-extern const char cli_usage_text[];
+
+/* cli-usage.c: the usage text for cmd (an enum cli_cmd), or all of it (-1). */
+void cli_usage(FILE *f, int cmd);
 
 /* cli-options.c */
 int cli_options(struct cli_opts *o, int argc, char **argv);
@@ -225,7 +228,8 @@ int cli_landlock_enter(int ruleset);	/* after fork: 0, or -1 with errno (no mess
 /* cli-audit.c */
 int cli_audit_open(struct cli *c);
 void cli_audit_close(struct cli *c);
-void cli_audit_decision(struct cli *c, const struct shellesc_request *req,
+/* 0, or -1: the line was lost and --audit-fail stop is ending the session. */
+int cli_audit_decision(struct cli *c, const struct shellesc_request *req,
     const struct cli_verdict *v, enum shellesc_action a, const char *reason);
 void cli_audit_end(struct cli *c, const struct shellesc_request *req,
     int exit_code, int sig, double seconds);
