@@ -134,6 +134,27 @@ Test(cli_sandbox, no_network)
 	close(fd);
 }
 
+/* --no-network refuses UDP too (the seccomp filter: Landlock has no UDP
+ * rules); local sockets still work. */
+Test(cli_sandbox, no_network_blocks_udp)
+{
+	const char *script = "exec 3<>/dev/udp/127.0.0.1/9 && echo udp; "
+	    "exec 4<>/dev/udp6/::1/9 2>/dev/null && echo udp6; "
+	    "python3 -c 'import socket; socket.socket(socket.AF_UNIX); print(\"unix\")'";
+
+	need_landlock(4);
+	if (access("/usr/bin/python3", X_OK) != 0)
+		cr_skip_test("needs /usr/bin/python3 for an AF_UNIX socket");
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "-s", "landlock", "--", "bash",
+	    "-c", (char *)script));
+	cr_assert_not_null(strstr(r.out, "udp\n"), "%s", r.err);
+	tc_res_free(&r);
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "-s", "landlock", "--no-network",
+	    "--", "bash", "-c", (char *)script));
+	cr_assert_str_eq(r.out, "unix\n", "%s", r.err);
+	cr_assert_not_null(strstr(r.err, "socket: Permission denied"), "%s", r.err);
+}
+
 /* exec confines its shell the same way (it runs through shellesc). */
 Test(cli_sandbox, exec_is_sandboxed_too)
 {

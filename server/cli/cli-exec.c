@@ -252,8 +252,11 @@ static int
 cli_exec_confine(const struct cli_sbx *x)
 {
 	struct cli_seccomp f;
+	bool no_network = false;
 
-	if (cli_seccomp_build(&f) != 0) {
+	for (size_t i = 0; i < x->n; i++)
+		no_network = no_network || x->layer[i].no_network;
+	if (cli_seccomp_build(&f) != 0 || (no_network && cli_seccomp_build_net(&f) != 0)) {
 		cli_warnx("cannot build the session's seccomp filter");
 		return -1;
 	}

@@ -103,7 +103,7 @@ cli_run_spawn(struct cli *c, const char *path, pid_t *pid)
 	struct cli_run_err e;
 	int ep[2] = { -1, -1 }, r = CLI_EXIT_FAIL;
 
-	if (cli_seccomp_build(&f) != 0) {
+	if (cli_seccomp_build(&f) != 0 || (c->o.no_network && cli_seccomp_build_net(&f) != 0)) {
 		cli_warnx("cannot build the session's seccomp filter");
 		goto out;
 	}

@@ -18,16 +18,24 @@
 
 #define CLI_SECCOMP_MAX	64		/* instructions */
 
-/* A filter built before fork, so the child only has to install it. */
+/* A filter built before fork, so the child only has to install it; with
+ * --no-network a second program (net_len > 0) is installed after it. */
 struct cli_seccomp {
 	struct sock_filter code[CLI_SECCOMP_MAX];
 	unsigned short len;
+	struct sock_filter net[CLI_SECCOMP_MAX];
+	unsigned short net_len;
 };
 
 /* Build the session's filter into f: 0, or -1 if it does not fit (which
  * a static assertion rules out).  Prints nothing: the one part of the
  * command the tests link in (tests/test-cli-seccomp.c). */
 int cli_seccomp_build(struct cli_seccomp *f);
+
+/* After cli_seccomp_build, for --no-network: add the program that refuses
+ * (EACCES) sockets of the internet families but TCP's, packet sockets,
+ * socketcall(2) and io_uring_setup(2) (cli-seccomp.c).  0 or -1, quietly. */
+int cli_seccomp_build_net(struct cli_seccomp *f);
 
 /*
  * In a child, before exec (async-signal-safe): install f.  Sets
