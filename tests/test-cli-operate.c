@@ -2,7 +2,8 @@
  * test-cli-operate.c: suite cli_operate -- what an operator meets: -v
  * shows only what did not run in place (-vv everything), the audit log
  * names rules by absolute path, an audit log that cannot be written
- * (--audit-fail warn or stop), --default allow refused, shellesc help.
+ * (--audit-fail warn or stop), --default allow refused, shellesc help,
+ * shellesc audit FILE's table and filters.
  */
 #include "config.h"
 
@@ -105,4 +106,36 @@ Test(cli_operate, help_command)
 	tc_res_free(&r);
 	tc_run(&t, &r, NULL, TS_V("help", "bogus"));
 	cr_assert_eq(tc_code(&r), 125, "%s", r.err);
+}
+
+/* audit FILE: the decisions as a table, filtered; other lines counted. */
+Test(cli_operate, audit_table)
+{
+	char *log, *line;
+
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-a", "audit.log",
+	    "--", "bash", "-c", TRUES));
+	tc_res_free(&r);
+	cr_assert_not_null(log = tc_read(&t, "audit.log"));
+	cr_assert_not_null(line = malloc(strlen(log) + 16));
+	sprintf(line, "%snot json\n", log);
+	tc_file(&t, "mixed.log", line);
+	free(line);
+	free(log);
+	tc_run(&t, &r, NULL, TS_V("audit", "mixed.log"));
+	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
+	cr_assert_eq(count(r.out, "  run  "), 3, "%s", r.out);
+	cr_assert_eq(count(r.out, "  deny  "), 1, "%s", r.out);
+	cr_assert_not_null(strstr(r.err, "1 lines are not audit events"), "%s", r.err);
+	tc_res_free(&r);
+	tc_run(&t, &r, NULL, TS_V("log", "--decision", "deny", "--program", "touch", "mixed.log"));
+	cr_assert_eq(count(r.out, "\n"), 2, "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "touch made"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "t.rules:1"), "%s", r.out);
+	tc_res_free(&r);
+	tc_run(&t, &r, NULL, TS_V("audit", "--until", "2000", "mixed.log"));
+	cr_assert_eq(count(r.out, "\n"), 1, "only the header: %s", r.out);
+	tc_res_free(&r);
+	tc_run(&t, &r, NULL, TS_V("audit", "--since", "2000", "--program", "true", "mixed.log"));
+	cr_assert_eq(count(r.out, "\n"), 4, "%s", r.out);
 }

@@ -171,6 +171,8 @@ main(int argc, char **argv)
 		r = cli_check(&c);
 	else if (c.o.cmd == CLI_MCP)
 		r = cli_mcp(&c);
+	else if (c.o.cmd == CLI_AUDIT)
+		r = cli_log(&c);
 	else
 		r = cli_exec(&c);
 	cli_options_free(&c.o);

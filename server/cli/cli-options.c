@@ -16,7 +16,7 @@ enum {
 	OPT_NO_NETWORK = 256, OPT_DEFAULT, OPT_APPROVER, OPT_PROMPT_TIMEOUT,
 	OPT_JSON, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
 	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE, OPT_PASS_ENV, OPT_OUTPUT, OPT_BASE64,
-	OPT_AUDIT_FAIL,
+	OPT_AUDIT_FAIL, OPT_DECISION, OPT_PROGRAM, OPT_SINCE, OPT_UNTIL,
 };
 
 /* --max-output: a result keeps this many bytes of output by default (mcp's
@@ -70,6 +70,15 @@ static const struct option cli_check_opts[] = {
 	{ 0 }
 };
 
+static const struct option cli_audit_opts[] = {
+	{ "decision", required_argument, NULL, OPT_DECISION },
+	{ "program", required_argument, NULL, OPT_PROGRAM },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
 /* '+': stop at PROGRAM, whose options are its own; ':': we report. */
 static const struct {
 	const char *name;
@@ -81,6 +90,8 @@ static const struct {
 	{ "check", CLI_CHECK, "+:p:h", cli_check_opts },
 	{ "exec", CLI_EXEC, "+:p:m:s:w:a:vc:h", cli_exec_opts },
 	{ "mcp", CLI_MCP, "+:p:m:s:w:a:vh", cli_mcp_opts },
+	{ "audit", CLI_AUDIT, "+:h", cli_audit_opts },
+	{ "log", CLI_AUDIT, "+:h", cli_audit_opts },
 };
 
 static const char *const cli_actions[] = { "run", "escalate", "deny" };
@@ -235,6 +246,19 @@ cli_opt_name(const char *cmd, const char *arg, struct cli_strv *sv)
 	return cli_strv_add(sv, arg);
 }
 
+/* audit --decision: what the log calls a decision. */
+static int
+cli_opt_decision(struct cli_opts *o, const char *cmd, const char *arg)
+{
+	static const char *const decisions[] = { "run", "escalate", "deny", NULL };
+	int i = cli_word(cmd, "--decision", arg, decisions, "run, escalate or deny");
+
+	if (i < 0)
+		return -1;
+	o->log_decision = decisions[i];
+	return 0;
+}
+
 static int
 cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 {
@@ -265,6 +289,10 @@ cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 	case OPT_NO_LOGIN: o->login = 0; return 0;
 	case OPT_CWD: o->cwd = arg; return 0;
 	case 'c': o->command = arg; return 0;
+	case OPT_DECISION: return cli_opt_decision(o, cmd, arg);
+	case OPT_PROGRAM: o->log_program = arg; return 0;
+	case OPT_SINCE: o->log_since = arg; return 0;
+	case OPT_UNTIL: o->log_until = arg; return 0;
 	}
 	return -1;
 }
@@ -303,6 +331,8 @@ cli_options_check(const struct cli_opts *o, const char *cmd)
 		cli_warnx("exec: -c COMMAND is required");
 	else if (o->cmd == CLI_EXEC && o->argc > 0)
 		cli_warnx("exec: unexpected argument '%s' (the command goes in -c)", o->argv[0]);
+	else if (o->cmd == CLI_AUDIT && o->argc != 1)
+		cli_warnx("audit: expected one FILE (- for stdin)");
 	else if (o->cmd == CLI_MCP && o->argc > 0)
 		cli_warnx("mcp: unexpected argument '%s' (commands come from the MCP client)",
 		    o->argv[0]);
@@ -353,7 +383,8 @@ cli_options_help(int argc, char **argv)
 			cli_usage(stdout, (int)cli_cmds[k].cmd);
 			return 1;
 		}
-	cli_warnx("help: unknown command '%s': expected run, check, exec or mcp", argv[0]);
+	cli_warnx("help: unknown command '%s': expected run, check, exec, mcp or audit",
+	    argv[0]);
 	return -1;
 }
 
@@ -382,7 +413,8 @@ cli_options(struct cli_opts *o, int argc, char **argv)
 	for (size_t k = 0; k < sizeof(cli_cmds) / sizeof(cli_cmds[0]); k++)
 		if (strcmp(argv[1], cli_cmds[k].name) == 0)
 			return cli_options_cmd(o, (int)k, argc - 1, argv + 1);
-	cli_warnx("unknown command '%s': expected run, check, exec, mcp or help (see shellesc --help)",
+	cli_warnx("unknown command '%s': expected run, check, exec, mcp, audit or help "
+	    "(see shellesc --help)",
 	    argv[1]);
 	return -1;
 }

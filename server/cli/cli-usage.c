@@ -14,7 +14,8 @@
 #define U_CHECK	(1u << CLI_CHECK)
 #define U_EXEC	(1u << CLI_EXEC)
 #define U_MCP	(1u << CLI_MCP)
-#define U_ALL	(U_RUN | U_CHECK | U_EXEC | U_MCP)
+#define U_AUDIT	(1u << CLI_AUDIT)
+#define U_ALL	(U_RUN | U_CHECK | U_EXEC | U_MCP | U_AUDIT)
 
 static const struct {
 	unsigned cmds;
@@ -26,13 +27,16 @@ static const struct {
 	    "                     [--cwd DIR] [--max-output BYTES] [--output MODE] [--base64]\n"
 	    "                     -c COMMAND\n" },
 	{ U_MCP, "usage: shellesc mcp [OPTIONS] [--shell PATH] [--max-output BYTES]\n" },
+	{ U_AUDIT, "usage: shellesc audit|log [--decision DECISION] [--program NAME]\n"
+	    "                     [--since TIME] [--until TIME] FILE\n" },
 	{ U_ALL, "usage: shellesc help [COMMAND] | --version | --help\n"
 	    "\n"
 	    "Run PROGRAM (run) or one command string (exec) behind an approval gate at\n"
 	    "execve(2): each program started in its process tree is decided by rules files\n"
 	    "first: run in place, escalate (run by shellesc, outside the sandbox), deny, or\n"
 	    "prompt.  check prints what the rules decide for ARGV.  mcp serves the same as\n"
-	    "the MCP tool \"shell\" on stdin and stdout, for agents.\n" },
+	    "the MCP tool \"shell\" on stdin and stdout, for agents.  audit shows an\n"
+	    "audit log's decisions as a table.\n" },
 	{ U_RUN | U_EXEC | U_MCP, "\n"
     "Options of run, exec and mcp:\n"
     "  -p, --policy FILE         load a rules file; repeatable.  Without it: every\n"
@@ -83,6 +87,13 @@ static const struct {
     "Options of mcp only (it also reads Codex's rules, $CODEX_HOME/rules/*.rules):\n"
     "      --shell PATH          the shell that runs each command (/bin/bash)\n"
     "      --max-output BYTES    output a result keeps, head and tail (64k)\n" },
+	{ U_AUDIT,
+    "Options of audit (or log):\n"
+    "      --decision DECISION   only run, escalate or deny\n"
+    "      --program NAME        only this program (a file name or a whole path)\n"
+    "      --since TIME          only from TIME on (the log's UTC time or a prefix of\n"
+    "                            it: 2026-11-30, 2026-11-30T05:51)\n"
+    "      --until TIME          only up to TIME (a prefix includes all it starts)\n" },
 	{ U_ALL,
     "\n"
     "Environment: " SHELLESC_ENV_PROXY_PATH " and " CLI_ENV_PRELOAD

@@ -41,7 +41,7 @@
 /* Set by "exec" for its own re-execution as the shell (cli-exec.c). */
 #define CLI_ENV_SANDBOX		"SHELLESC_SANDBOX_SHELL"
 
-enum cli_cmd { CLI_RUN, CLI_CHECK, CLI_EXEC, CLI_MCP };
+enum cli_cmd { CLI_RUN, CLI_CHECK, CLI_EXEC, CLI_MCP, CLI_AUDIT };
 enum cli_sandbox { CLI_SANDBOX_NONE, CLI_SANDBOX_LANDLOCK };
 /* exec --output: which of output (interleaved), stdout and stderr. */
 enum cli_output { CLI_OUTPUT_INTERLEAVED, CLI_OUTPUT_SPLIT, CLI_OUTPUT_BOTH };
@@ -82,6 +82,7 @@ struct cli_opts {
 	size_t max_output;		/* exec, mcp: bytes of output a result keeps; 0: default */
 	enum cli_output output;		/* exec --output */
 	bool base64;			/* exec --base64 */
+	const char *log_decision, *log_program, *log_since, *log_until; /* audit */
 	char **argv;			/* what follows the options */
 	int argc;
 };
@@ -241,6 +242,7 @@ int cli_run(struct cli *c);
 int cli_check(struct cli *c);
 int cli_exec(struct cli *c);
 int cli_mcp(struct cli *c);
+int cli_log(struct cli *c);		/* cli-log.c: shellesc audit FILE */
 int cli_exec_sandboxed(int argc, char **argv, const char *spec);
 /* For a shell the library runs confined (n Landlock layers, none for no
  * sandbox, and always the session's seccomp filter): environ plus *entry,
