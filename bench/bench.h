@@ -25,6 +25,7 @@ struct bn_opts {
 	int rounds;		/* interleaved repetitions */
 	double scale;		/* < 1: fewer iterations (a quick run) */
 	const char *only;	/* run only the section of that name */
+	const char *work_src;	/* an unpacked zsh 5.9 source tree, or NULL */
 };
 
 /* --- results (main.c) --- */
@@ -64,6 +65,8 @@ int bn_run(char *const argv[], char *const env[], int in, int out, struct bn_cos
 int bn_capture(char *const argv[], char *const env[], char *buf, size_t size);
 /* VmRSS and Pss (smaps_rollup) of pid in KiB. */
 void bn_mem_kib(pid_t pid, long *rss, long *pss);
+/* Lines in the file at path (0 when it is missing). */
+long bn_count_lines(const char *path);
 /* Iterations scaled by o->scale, at least min. */
 int bn_scaled(const struct bn_opts *o, int n, int min);
 
@@ -101,5 +104,7 @@ void bn_rules(const struct bn_opts *o);
 void bn_io(const struct bn_opts *o);
 void bn_memory(const struct bn_opts *o);
 void bn_load(const struct bn_opts *o);
+void bn_mcp(const struct bn_opts *o);
+void bn_work(const struct bn_opts *o);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * shellesc-bench [--builddir DIR] [--zsh PATH] [--sudo] [--rounds N]
- *                [--scale X] [--only SECTION] [--json FILE] [--commit REV]
+ *                [--scale X] [--only SECTION] [--work-src DIR] [--json FILE]
+ *                [--commit REV]
  *
  * Runs the benchmarks of docs/performance.md and prints one table; with
  * --json, writes it too.  REV names the code measured (bench/run.sh gives
@@ -181,7 +182,8 @@ main(int argc, char **argv)
 		void (*run)(const struct bn_opts *);
 	} sections[] = {
 		{ "runpath", bn_runpath }, { "decide", bn_decide }, { "rules", bn_rules },
-		{ "io", bn_io }, { "memory", bn_memory }, { "load", bn_load },
+		{ "io", bn_io }, { "memory", bn_memory }, { "load", bn_load }, { "mcp", bn_mcp },
+		{ "work", bn_work },
 	};
 	struct bn_opts o = { .builddir = ".", .rounds = 7, .scale = 1 };
 	const char *json = NULL, *commit = "unknown";
@@ -204,13 +206,16 @@ main(int argc, char **argv)
 			o.scale = atof(v) > 0 ? atof(v) : 1;
 		else if (v && strcmp(argv[i], "--only") == 0 && ++i)
 			o.only = v;
+		else if (v && strcmp(argv[i], "--work-src") == 0 && ++i)
+			o.work_src = *v ? v : NULL;
 		else if (v && strcmp(argv[i], "--json") == 0 && ++i)
 			json = v;
 		else if (v && strcmp(argv[i], "--commit") == 0 && ++i)
 			commit = v;
 		else {
 			fprintf(stderr, "usage: shellesc-bench [--builddir DIR] [--zsh PATH] [--sudo] "
-			    "[--rounds N] [--scale X] [--only SECTION] [--json FILE] [--commit REV]\n");
+			    "[--rounds N] [--scale X] [--only SECTION] [--work-src DIR] [--json FILE] "
+			    "[--commit REV]\n");
 			return 2;
 		}
 	}

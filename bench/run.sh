@@ -40,6 +40,19 @@ if [ -z "$zsh" ] && [ -x "$builddir/shells/bin/zsh" ]; then
 fi
 [ -z "$zsh" ] || echo "bench: patched zsh: $zsh"
 
+# The MCP rows' client and the reference server (bench/mcp.c): the npm
+# packages the MCP tests pin, installed as they install them.
+src=$(cd "$(dirname "$0")/.." && pwd)
+if SHELLESC_TOP_SRCDIR=$src SHELLESC_TOP_BUILDDIR=$builddir sh "$src/tests/mcp/run" --install >/dev/null; then
+	cp "$src/bench/mcp-loop.mjs" "$builddir/tests/mcp/"
+else
+	echo "bench: the MCP rows' npm packages are not installed (their rows say why)"
+fi
+
+# The real-work rows (bench/work.c) build Debian's zsh source.
+work=$(sh "$src/patches/build-shell.sh" --source zsh "$builddir/shells" | tail -n 1) || work=
+[ -d "$work" ] || { echo "bench: zsh's source could not be unpacked (its rows say why)"; work=; }
+
 echo "bench: load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 "$builddir/bench/shellesc-bench" --builddir "$builddir" --zsh "$zsh" $sudo_opt \
-	--commit "$commit" --json "$builddir/bench/results.json" "$@"
+	--work-src "$work" --commit "$commit" --json "$builddir/bench/results.json" "$@"

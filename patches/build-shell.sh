@@ -1,5 +1,6 @@
 #!/bin/sh
 # build-shell.sh [--unpatched] [--check] zsh|bash OUTDIR
+# build-shell.sh --source zsh|bash OUTDIR
 #
 # Build Debian bookworm's zsh or bash with shellesc's EXEC_WRAPPER patch
 # (patches/SHELL-exec-wrapper.patch) and install it under OUTDIR:
@@ -15,6 +16,9 @@
 #                patched build's output must equal the unpatched build's
 #                (build that first), script by script, apart from paths
 #                and pids; a script that differs is run again (timing).
+#   --source     only unpack Debian's source, unpatched and unbuilt, into
+#                OUTDIR/src/SHELL-pristine and print that path (what
+#                make bench builds as real work)
 #
 # Needs, once, as root: a deb-src entry (added from the existing bookworm deb
 # entries when apt has none), the build dependencies (an explicit list,
@@ -25,11 +29,12 @@
 # OUTDIR/src).  Documentation is not built.
 set -eu
 
-unpatched=no check=no
+unpatched=no check=no source_only=no
 while [ $# -gt 0 ]; do
 	case $1 in
 	--unpatched) unpatched=yes ;;
 	--check) check=yes ;;
+	--source) source_only=yes ;;
 	-*) echo "build-shell.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -118,14 +123,19 @@ source_version() {
 	echo "$v"
 }
 
-build() {
-	version=$1 src=$top/src
+# Download Debian's source of version (once: kept in OUTDIR/src); dsc names it.
+fetch() {
+	src=$top/src
 	mkdir -p "$src"
-	dsc=$src/${sh_name}_${version#*:}.dsc
+	dsc=$src/${sh_name}_${1#*:}.dsc
 	if [ ! -f "$dsc" ]; then
-		log "fetching the source of $sh_name $version"
-		(cd "$src" && apt-get source -qq --download-only -o APT::Sandbox::User=root "$sh_name=$version" >/dev/null)
+		log "fetching the source of $sh_name $1"
+		(cd "$src" && apt-get source -qq --download-only -o APT::Sandbox::User=root "$sh_name=$1" >/dev/null)
 	fi
+}
+
+build() {
+	fetch "$1"
 	rm -rf "$tree"
 	dpkg-source --no-check -x "$dsc" "$tree" >/dev/null
 	cd "$tree"
@@ -268,6 +278,17 @@ run_suite() {
 	esac
 }
 
+if [ $source_only = yes ]; then
+	pristine=$top/src/$sh_name-pristine
+	if [ ! -f "$pristine/configure" ]; then
+		prepare_apt
+		fetch "$(source_version)"
+		rm -rf "$pristine"
+		dpkg-source --no-check -x "$dsc" "$pristine" >/dev/null
+	fi
+	echo "$pristine"
+	exit 0
+fi
 if [ -x "$out/bin/$sh_name" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$tag" ]; then
 	log "reusing the finished build in $out"
 else
