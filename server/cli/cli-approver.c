@@ -289,7 +289,9 @@ cli_ap_builtin(const char *w)
 	static const char *const builtins[] = { ":", ".", "cd", "command", "echo", "eval",
 	    "exec", "exit", "export", "false", "printf", "read", "set", "test", "[",
 	    "true", "type", "ulimit", "umask", "unset", "wait", "if", "for", "while",
-	    "case", "until", "{", "!", NULL };
+	    "case", "until", "{", "!", "kill", "trap", "pwd", "readonly", "times",
+	    "getopts", "hash", "alias", "local", "return", "shift", "break", "continue",
+	    NULL };
 
 	for (size_t i = 0; builtins[i]; i++)
 		if (strcmp(w, builtins[i]) == 0)
