@@ -116,6 +116,7 @@ cli_log(struct cli *c)
 	char *line = NULL;
 	size_t cap = 0, bad = 0;
 	ssize_t n;
+	bool failed;
 
 	if (f == NULL) {
 		cli_warn("audit: %s", path);
@@ -125,12 +126,12 @@ cli_log(struct cli *c)
 	while ((n = getline(&line, &cap, f)) > 0)
 		if (cli_log_line(&c->o, line, (size_t)n) < 0)
 			bad++;
-	if (ferror(f))
+	if ((failed = ferror(f) != 0))
 		cli_warn("audit: %s", path);
 	if (bad > 0)
 		cli_warnx("audit: %s: %zu lines are not audit events", path, bad);
 	free(line);
 	if (f != stdin)
 		fclose(f);
-	return fflush(stdout) == 0 && !ferror(f) ? 0 : CLI_EXIT_FAIL;
+	return fflush(stdout) == 0 && !failed ? 0 : CLI_EXIT_FAIL;
 }
