@@ -2,7 +2,10 @@
  * runpath.c: what one exec costs on the run path.  A bash loop of /bin/true
  * and a C driver doing fork + execve of /bin/true, each plainly, under the
  * preload with a run-everything session, under sudo's intercept mode (the
- * nearest production peer), and a patched zsh with the wrapper.  The time
+ * nearest production peer), and a patched zsh with the wrapper; and both
+ * loops under the shellesc command itself (shellesc run, rules that run
+ * everything), with the preload alone and with the kernel layer added, for
+ * what the layer adds per exec.  The time
  * of a run with 0 iterations (startup) is subtracted; variants are
  * interleaved round by round and medians taken.
  */
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -28,6 +32,7 @@ struct rp_variant {
 	struct bn_session *sess;	/* NULL: plain */
 	char **env;			/* without a session: this environment, if set */
 	const char *via;		/* driver: exec this first, as VIA VIA /bin/true true */
+	const char *cli;		/* under shellesc run --mode CLI (env: rp_cli_env) */
 	int n;				/* iterations */
 	int failed;			/* runs that did not exit 0 */
 	int short_asks;			/* runs whose session saw fewer than n requests */
@@ -39,13 +44,33 @@ struct rp_variant {
 #define RPV(nm, k, su, se, nn, ...) { .name = nm, .kind = k, .sudo = su, .sess = se, .n = nn, __VA_ARGS__ }
 
 static const struct bn_opts *rp_o;
+static char *rp_cli_env[5];		/* PATH, LC_ALL, SHELLESC_WRAPPER, SHELLESC_PRELOAD */
+static char rp_rules[] = "/tmp/shellesc-bench-XXXXXX";	/* empty: everything runs */
+
+/* shellesc run -p RULES -m MODE -- (no rule matches: everything runs in place) */
+static int
+rp_cli(const struct rp_variant *v, char **argv)
+{
+	int k = 0;
+
+	if (v->cli == NULL)
+		return 0;
+	argv[k++] = (char *)bn_path(rp_o, "server/cli/shellesc");
+	argv[k++] = "run";
+	argv[k++] = "-p";
+	argv[k++] = rp_rules;
+	argv[k++] = "-m";
+	argv[k++] = (char *)v->cli;
+	argv[k++] = "--";
+	return k;
+}
 
 /* One run with n iterations; returns its cost (NAN on failure). */
 static struct bn_cost
 rp_once(struct rp_variant *v, int n)
 {
-	char num[16], loop[96], *argv[12];
-	int k = 0, asked = v->sess ? atomic_load(&v->sess->asked) : 0, st;
+	char num[16], loop[96], *argv[20];
+	int k = rp_cli(v, argv), asked = v->sess ? atomic_load(&v->sess->asked) : 0, st;
 	struct bn_cost c;
 
 	snprintf(num, sizeof(num), "%d", n);
@@ -79,7 +104,7 @@ rp_once(struct rp_variant *v, int n)
 		break;
 	}
 	argv[k] = NULL;
-	st = bn_run(argv, v->sess ? v->sess->env : v->env, -1, -1, &c);
+	st = bn_run(argv, v->sess ? v->sess->env : v->cli ? rp_cli_env : v->env, -1, -1, &c);
 	if (st != 0) {
 		v->failed++;
 		c.wall = c.cpu = BN_NAN;
@@ -173,6 +198,14 @@ rp_report(struct rp_variant *vs, size_t nv, double floor_us)
 
 		snprintf(name, sizeof(name), "%s", v->name);
 		target[0] = '\0';
+		if (v->cli && strstr(v->cli, "kernel") && i > 0 && vs[i - 1].cli) {
+			double over = v->us - vs[i - 1].us;
+
+			bn_row("runpath", name, v->us, "us/exec", ratio, "adds <= 30 us over preload",
+			    bn_holds(over <= 30), "adds %.1f us over shellesc run -m preload; %s", over,
+			    rp_notes(v, plain));
+			continue;
+		}
 		if (v == preload) {
 			snprintf(target, sizeof(target), "<= 1.05x; added <= %.0f us", 2 * floor_us);
 			holds = bn_holds(ratio <= 1.05 && added <= 2 * floor_us);
@@ -205,7 +238,21 @@ bn_runpath(const struct bn_opts *o)
 	int nbash = bn_scaled(o, 1000, 50), ndrv = bn_scaled(o, 2000, 100);
 	double floor_us;
 
+	char cw[PATH_MAX + 24], cp[PATH_MAX + 24];
+	int k;
+
 	rp_o = o;
+	snprintf(cw, sizeof(cw), "SHELLESC_WRAPPER=%s", bn_path(o, BN_WRAPPER));
+	snprintf(cp, sizeof(cp), "SHELLESC_PRELOAD=%s", bn_path(o, BN_PRELOAD));
+	rp_cli_env[0] = "PATH=/usr/bin:/bin";
+	rp_cli_env[1] = "LC_ALL=C";
+	rp_cli_env[2] = cw;
+	rp_cli_env[3] = cp;
+	if ((k = mkstemp(rp_rules)) < 0) {
+		bn_skip("runpath", "shellesc run rows", "cannot make a rules file in /tmp");
+		return;
+	}
+	close(k);
 	snprintf(ld, sizeof(ld), "LD_PRELOAD=%s", bn_path(o, BN_PRELOAD));
 	snprintf(noop, sizeof(noop), "LD_PRELOAD=%s", bn_path(o, "bench/.libs/libnoop_preload.so"));
 	floor_us = rp_floor();
@@ -217,6 +264,20 @@ bn_runpath(const struct bn_opts *o)
 			RPV("bash loop: plain", RP_BASH, false, NULL, nbash),
 			RPV("bash loop: preload (run everything)", RP_BASH, false, &pre, nbash),
 			RPV("bash loop: sudo intercept (dso)", RP_BASH, true, NULL, nbash),
+		};
+		struct rp_variant kbash[] = {
+			RPV("bash loop: plain (for the shellesc run rows)", RP_BASH, false, NULL, nbash),
+			RPV("bash loop: shellesc run -m preload", RP_BASH, false, NULL, nbash,
+			    .cli = "preload"),
+			RPV("bash loop: shellesc run -m preload,kernel", RP_BASH, false, NULL, nbash,
+			    .cli = "preload,kernel"),
+		};
+		struct rp_variant kdrv[] = {
+			RPV("C fork+execve: plain (for the shellesc run rows)", RP_DRIVER, false, NULL, ndrv),
+			RPV("C fork+execve: shellesc run -m preload", RP_DRIVER, false, NULL, ndrv,
+			    .cli = "preload"),
+			RPV("C fork+execve: shellesc run -m preload,kernel", RP_DRIVER, false, NULL, ndrv,
+			    .cli = "preload,kernel"),
 		};
 		struct rp_variant drv[] = {
 			RPV("C fork+execve: plain", RP_DRIVER, false, NULL, ndrv),
@@ -246,6 +307,10 @@ bn_runpath(const struct bn_opts *o)
 		rp_report(bash, nb, floor_us);
 		rp_measure(drv, nd);
 		rp_report(drv, nd, floor_us);
+		rp_measure(kbash, 3);
+		rp_report(kbash, 3, floor_us);
+		rp_measure(kdrv, 3);
+		rp_report(kdrv, 3, floor_us);
 		if (!o->sudo) {
 			bn_skip("runpath", "bash loop: sudo intercept (dso)", "sudo's intercept mode not configured (run make bench as root)");
 			bn_skip("runpath", "C fork+execve: sudo intercept (dso)", "as above");
@@ -260,4 +325,5 @@ bn_runpath(const struct bn_opts *o)
 	}
 	bn_session_end(&pre);
 	bn_session_end(&wrap);
+	unlink(rp_rules);
 }

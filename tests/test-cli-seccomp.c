@@ -33,7 +33,7 @@ setup(void)
 #if !defined(__x86_64__) || defined(__ILP32__)
 	cr_skip_test("the cases are written for x86-64 and its i386 and x32 ABIs");
 #endif
-	cr_assert_eq(cli_seccomp_build(&f), 0);
+	cr_assert_eq(cli_seccomp_build(&f, false), 0);
 }
 
 TestSuite(cli_seccomp, .init = setup);

@@ -256,7 +256,7 @@ cli_exec_confine(const struct cli_sbx *x)
 
 	for (size_t i = 0; i < x->n; i++)
 		no_network = no_network || x->layer[i].no_network;
-	if (cli_seccomp_build(&f) != 0 || (no_network && cli_seccomp_build_net(&f) != 0)) {
+	if (cli_seccomp_build(&f, false) != 0 || (no_network && cli_seccomp_build_net(&f) != 0)) {
 		cli_warnx("cannot build the session's seccomp filter");
 		return -1;
 	}

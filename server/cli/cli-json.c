@@ -157,6 +157,8 @@ cli_json_rule(const struct cli_verdict *v)
 static const char *
 cli_json_intercept(unsigned flags)
 {
+	if (flags & SHELLESC_ASKED_BY_KERNEL)
+		return "kernel";
 	if (flags & SHELLESC_ASKED_BY_PRELOAD)
 		return "preload";
 	return flags & SHELLESC_ASKED_BY_WRAPPER ? "wrapper" : "unknown";

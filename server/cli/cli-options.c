@@ -14,7 +14,7 @@
 
 enum {
 	OPT_NO_NETWORK = 256, OPT_DEFAULT, OPT_APPROVER, OPT_PROMPT_TIMEOUT,
-	OPT_JSON, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
+	OPT_JSON, OPT_EXPLAIN, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
 	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE, OPT_PASS_ENV, OPT_OUTPUT, OPT_BASE64,
 	OPT_AUDIT_FAIL, OPT_DECISION, OPT_PROGRAM, OPT_SINCE, OPT_UNTIL,
 };
@@ -66,6 +66,7 @@ static const struct option cli_check_opts[] = {
 	{ "policy", required_argument, NULL, 'p' },
 	{ "default", required_argument, NULL, OPT_DEFAULT },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -197,20 +198,51 @@ cli_bytes(const char *cmd, const char *opt, const char *arg, size_t *out)
 	return -1;
 }
 
+/*
+ * --mode: words separated by commas.  "both" is the wrapper and the
+ * preload, and the kernel layer where it can be had (run only); "kernel"
+ * asks for that layer: no session without it.
+ */
+static int
+cli_opt_mode(struct cli_opts *o, const char *cmd, const char *arg)
+{
+	static const char *const modes[] = { "wrapper", "preload", "both", "kernel", NULL };
+	char buf[64], *w, *save = NULL;
+	int i;
+
+	if (strlcpy(buf, arg, sizeof(buf)) >= sizeof(buf))
+		return cli_word(cmd, "--mode", arg, modes, "preload, wrapper, both or kernel");
+	o->intercept = 0;
+	o->kernel = CLI_KERNEL_OFF;
+	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if ((i = cli_word(cmd, "--mode", w, modes,
+		    "preload, wrapper, both or kernel, or a list of them (preload,kernel)")) < 0)
+			return -1;
+		if (i == 3)
+			o->kernel = CLI_KERNEL_ON;
+		else
+			o->intercept |= (unsigned)i + 1;	/* SHELLESC_INTERCEPT_* */
+		if (i == 2 && o->kernel == CLI_KERNEL_OFF)
+			o->kernel = CLI_KERNEL_AUTO;
+	}
+	if (o->intercept != 0)
+		return 0;
+	cli_warnx("%s: --mode '%s': the kernel layer goes with preload, wrapper or both "
+	    "(preload,kernel)", cmd, arg);
+	return -1;
+}
+
 static int
 cli_opt_word(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 {
-	static const char *const modes[] = { "wrapper", "preload", "both", NULL };
 	static const char *const sandboxes[] = { "none", "landlock", NULL };
 	static const char *const outputs[] = { "interleaved", "split", "both", NULL };
 	static const char *const fails[] = { "warn", "stop", NULL };
 	int i;
 
-	if (opt == 'm') {
-		if ((i = cli_word(cmd, "--mode", arg, modes, "preload, wrapper or both")) < 0)
-			return -1;
-		o->intercept = (unsigned)i + 1;	/* SHELLESC_INTERCEPT_* */
-	} else if (opt == 's') {
+	if (opt == 'm')
+		return cli_opt_mode(o, cmd, arg);
+	if (opt == 's') {
 		if ((i = cli_word(cmd, "--sandbox", arg, sandboxes, "none or landlock")) < 0)
 			return -1;
 		o->sandbox = i;
@@ -284,6 +316,7 @@ cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 	case 'v': o->verbose++; return 0;
 	case OPT_JSON: o->json = true; return 0;
 	case OPT_BASE64: o->base64 = true; return 0;
+	case OPT_EXPLAIN: o->explain = true; return 0;
 	case OPT_SHELL: o->shell = arg; return 0;
 	case OPT_LOGIN: o->login = 1; return 0;
 	case OPT_NO_LOGIN: o->login = 0; return 0;
@@ -325,14 +358,17 @@ cli_options_check(const struct cli_opts *o, const char *cmd)
 		cli_warnx("%s: --no-exec-writable needs --sandbox landlock", cmd);
 	else if (o->cmd == CLI_RUN && o->argc == 0)
 		cli_warnx("run: no PROGRAM given (see shellesc --help)");
-	else if (o->cmd == CLI_CHECK && o->argc == 0)
-		cli_warnx("check: no ARGV given (see shellesc --help)");
+	else if (o->cmd == CLI_CHECK && o->argc == 0 && o->policies.n == 0)
+		cli_warnx("check: no ARGV given, nor -p FILE whose examples to run "
+		    "(see shellesc --help)");
 	else if (o->cmd == CLI_EXEC && o->command == NULL)
 		cli_warnx("exec: -c COMMAND is required");
 	else if (o->cmd == CLI_EXEC && o->argc > 0)
 		cli_warnx("exec: unexpected argument '%s' (the command goes in -c)", o->argv[0]);
 	else if (o->cmd == CLI_AUDIT && o->argc != 1)
 		cli_warnx("audit: expected one FILE (- for stdin)");
+	else if (o->kernel == CLI_KERNEL_ON && o->cmd != CLI_RUN)
+		cli_warnx("%s: --mode kernel: only run has the kernel layer", cmd);
 	else if (o->cmd == CLI_MCP && o->argc > 0)
 		cli_warnx("mcp: unexpected argument '%s' (commands come from the MCP client)",
 		    o->argv[0]);
@@ -393,6 +429,7 @@ int
 cli_options(struct cli_opts *o, int argc, char **argv)
 {
 	o->intercept = SHELLESC_INTERCEPT_WRAPPER | SHELLESC_INTERCEPT_PRELOAD;
+	o->kernel = CLI_KERNEL_AUTO;
 	o->dflt = RULES_RUN;
 	o->prompt_timeout = 300;
 	o->login = 1;

@@ -122,6 +122,37 @@ cli_policy_report(struct cli *c, struct shellesc_request *req,
 	free(cmd);
 }
 
+/*
+ * An exec the kernel layer caught has no client: nobody in the caller to
+ * hand its stdio over and wait for an escalated command, nor to print why
+ * it was denied.  So escalate becomes a deny that says why, and a deny is
+ * reported here, on shellesc's stderr.
+ */
+static enum shellesc_action
+cli_policy_kernel(const struct shellesc_request *req, struct cli_verdict *v,
+    enum shellesc_action a)
+{
+	if (a != SHELLESC_ESCALATE || !(shellesc_request_flags(req) & SHELLESC_ASKED_BY_KERNEL))
+		return a;
+	free(v->reason);
+	v->reason = strdup("escalation refused: the exec came from a raw system call, with no "
+	    "client to run it through outside the session");
+	return SHELLESC_DENY;
+}
+
+static void
+cli_policy_kernel_say(const struct shellesc_request *req, const char *reason)
+{
+	char *cmd;
+
+	if (!(shellesc_request_flags(req) & SHELLESC_ASKED_BY_KERNEL))
+		return;
+	cmd = cli_show_argv(cli_request_program(req), cli_request_argv(req));
+	cli_warnx("execution denied: %s (%s, caught by the kernel layer)",
+	    reason ? reason : "out of memory", cmd ? cmd : "?");
+	free(cmd);
+}
+
 /* Answer req with a, audit it, and free v.  Any thread. */
 void
 cli_policy_answer(struct cli *c, struct shellesc_request *req,
@@ -136,12 +167,15 @@ cli_policy_answer(struct cli *c, struct shellesc_request *req,
 		v->reason = why;
 		a = SHELLESC_DENY;
 	}
+	a = cli_policy_kernel(req, v, a);
 	reason = a == SHELLESC_DENY ? cli_policy_reason(c, v) : NULL;
 	if (cli_audit_decision(c, req, v, a, reason) != 0 && c->o.audit_stop &&
 	    a != SHELLESC_DENY) {
 		a = SHELLESC_DENY;	/* nothing runs that the log cannot show */
 		reason = strdup("the audit log cannot be written (--audit-fail stop)");
 	}
+	if (a == SHELLESC_DENY)
+		cli_policy_kernel_say(req, reason);
 	d.action = a;
 	d.reason = reason;
 	cli_policy_report(c, req, v, a, reason);

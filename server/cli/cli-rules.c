@@ -106,33 +106,52 @@ cli_rules_glob(struct cli_strv *files, const char *dir)
 	return r;
 }
 
-/* A rules set from files (and extra, if not NULL), or NULL after a message. */
+/* A file that did not load: every error was reported, but one that is
+ * not in its text (a file that cannot be read), which has line 0. */
+static void
+cli_rules_failed(const struct rules_error *err, const char *f, bool reported)
+{
+	if (err->line == 0)
+		cli_warnx("%s:0:0: %s", err->file[0] ? err->file : f, err->msg);
+	else if (!reported)
+		cli_warnx("%s:%d:%d: %s", err->file, err->line, err->column, err->msg);
+}
+
+/* A rules set from files (and extra, if not NULL), or NULL after a
+ * message.  With report, every error and warning is shown as it is
+ * found, and the set is linted. */
 static struct rules *
-cli_rules_load(const struct cli_rules *cr, const char *extra)
+cli_rules_load(const struct cli_rules *cr, const char *extra, bool report)
 {
 	const struct cli_strv *files = &cr->files;
 	struct rules *r = rules_new();
 	struct rules_error err = { .line = 0 };
 	const char *f = NULL;
+	bool ok = true;
 
 	if (r == NULL || rules_set_path(r, cr->path) != 0) {
 		rules_free(r);
 		cli_oom();
 		return NULL;
 	}
+	if (report)
+		rules_set_report(r, cli_rules_report, NULL);
+	/* every file, so that each one's errors are shown at once */
 	for (size_t i = 0; i <= files->n; i++) {
 		f = i < files->n ? files->v[i] : extra;
-		if (f != NULL && rules_load_file(r, f, &err) != 0)
-			goto fail;
+		if (f != NULL && rules_load_file(r, f, &err) != 0) {
+			cli_rules_failed(&err, f, report);
+			ok = false;
+		}
 	}
+	if (!ok) {
+		rules_free(r);
+		return NULL;
+	}
+	if (report)
+		rules_lint(r);
+	rules_set_report(r, NULL, NULL);
 	return r;
-fail:
-	if (err.line > 0)
-		cli_warnx("%s:%d:%d: %s", err.file[0] ? err.file : f, err.line, err.column, err.msg);
-	else
-		cli_warnx("%s: %s", err.file[0] ? err.file : f, err.msg);
-	rules_free(r);
-	return NULL;
 }
 
 /*
@@ -217,7 +236,7 @@ cli_rules_open(struct cli *c)
 	for (size_t i = 0; i < cr->files.n; i++)
 		cli_debug(c, 2, "rules file %s", cr->files.v[i]);
 	if ((cr->path = cli_rules_trusted_path(c)) != NULL &&
-	    (cr->r = cli_rules_load(cr, NULL)) != NULL)
+	    (cr->r = cli_rules_load(cr, NULL, true)) != NULL)
 		r = 0;
 out:
 	free(dir);
@@ -267,6 +286,26 @@ cli_rules_decide(struct cli *c, const struct rules_file *f, char *const *argv,
 	v->effective = v->rule == RULES_NONE ? c->o.dflt : v->rule;
 }
 
+bool
+cli_rules_host_excludes(struct cli *c, const struct rules_file *f)
+{
+	bool r;
+
+	pthread_rwlock_rdlock(&c->rules->lk);
+	r = rules_host_excludes(c->rules->r, f);
+	pthread_rwlock_unlock(&c->rules->lk);
+	return r;
+}
+
+void
+cli_rules_explain(struct cli *c, const struct rules_file *f, char *const *argv,
+    void (*fn)(void *arg, const struct rules_hit *h), void *arg)
+{
+	pthread_rwlock_rdlock(&c->rules->lk);
+	rules_explain(c->rules->r, f, argv, fn, arg);
+	pthread_rwlock_unlock(&c->rules->lk);
+}
+
 const char *
 cli_request_program(const struct shellesc_request *req)
 {
@@ -291,7 +330,9 @@ cli_rules_decide_request(struct cli *c, const struct shellesc_request *req,
     struct cli_verdict *v)
 {
 	const struct shellesc_target *t = shellesc_request_target(req);
-	struct rules_file f = { .path = cli_request_program(req) };
+	/* the program as written matches relative rules ("./gradlew") only */
+	struct rules_file f = { .path = cli_request_program(req),
+	    .written = shellesc_request_file(req) };
 
 	if (t->error == 0) {
 		f.known = true;
@@ -366,7 +407,7 @@ cli_rules_reload(struct cli_rules *cr)
 	for (size_t i = 0; i < cr->files.n; i++)
 		if (strcmp(cr->files.v[i], cr->user) == 0)
 			extra = NULL;
-	if ((r = cli_rules_load(cr, extra)) == NULL)
+	if ((r = cli_rules_load(cr, extra, false)) == NULL)
 		return -1;
 	pthread_rwlock_wrlock(&cr->lk);
 	old = cr->r;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,7 +46,7 @@ cli_run_sigset(sigset_t *set)
 /* Child: from here to exec, async-signal-safe calls only (threads exist). */
 static void __attribute__((noreturn))
 cli_run_child(struct cli *c, const struct cli_seccomp *f, const char *path, char **env,
-    char **shargv, int ep)
+    char **shargv, int ep, int kp)
 {
 	struct cli_run_err e = { 0 };
 	sigset_t none;
@@ -59,7 +60,7 @@ cli_run_child(struct cli *c, const struct cli_seccomp *f, const char *path, char
 	if (c->ruleset >= 0 && cli_landlock_enter(c->ruleset) != 0) {
 		e.stage = CLI_RUN_LANDLOCK;
 		e.err = errno;
-	} else if (cli_seccomp_enter(f) != 0) {
+	} else if (cli_kernel_enter(c, &f[0], &f[1], kp) != 0) {
 		e.stage = CLI_RUN_SECCOMP;
 		e.err = errno;
 	} else {
@@ -99,15 +100,14 @@ cli_run_spawn(struct cli *c, const char *path, pid_t *pid)
 {
 	char **env = shellesc_env_merge(c->s, NULL);
 	char **shargv = calloc(script_slots(c->o.argv), sizeof(char *));
-	struct cli_seccomp f;
+	struct cli_seccomp f[2];	/* the session's filter, and its fallback */
 	struct cli_run_err e;
-	int ep[2] = { -1, -1 }, r = CLI_EXIT_FAIL;
+	int ep[2] = { -1, -1 }, kp[2] = { -1, -1 }, r = CLI_EXIT_FAIL;
 
-	if (cli_seccomp_build(&f) != 0 || (c->o.no_network && cli_seccomp_build_net(&f) != 0)) {
-		cli_warnx("cannot build the session's seccomp filter");
+	if (cli_kernel_plan(c, &f[0], &f[1]) != 0)
 		goto out;
-	}
-	if (env == NULL || shargv == NULL || pipe2(ep, O_CLOEXEC) != 0) {
+	if (env == NULL || shargv == NULL || pipe2(ep, O_CLOEXEC) != 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, kp) != 0) {
 		cli_warn("cannot start %s", path);
 		goto out;
 	}
@@ -115,18 +115,26 @@ cli_run_spawn(struct cli *c, const char *path, pid_t *pid)
 	if ((*pid = fork()) < 0)
 		cli_warn("fork");
 	else if (*pid == 0)
-		cli_run_child(c, &f, path, env, shargv, ep[1]);
+		cli_run_child(c, f, path, env, shargv, ep[1], kp[1]);
 	else {
 		close(ep[1]);
-		ep[1] = -1;
+		close(kp[1]);
+		ep[1] = kp[1] = -1;
 		shellesc_session_close_client(c->s);
-		/* EOF: the exec happened and closed the pipe */
-		r = read(ep[0], &e, sizeof(e)) == sizeof(e) ? cli_run_failed(c, *pid, &e) : 0;
+		/* before the pipe: the child's exec waits for its listener to be served */
+		if (cli_kernel_take(c, kp[0], *pid) != 0) {
+			kill(*pid, SIGKILL);
+			waitpid(*pid, NULL, 0);
+		} else	/* EOF: the exec happened and closed the pipe */
+			r = read(ep[0], &e, sizeof(e)) == sizeof(e) ? cli_run_failed(c, *pid, &e) : 0;
 	}
 out:
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (ep[i] >= 0)
 			close(ep[i]);
+		if (kp[i] >= 0)
+			close(kp[i]);
+	}
 	shellesc_env_free(env);
 	free(shargv);
 	return r;

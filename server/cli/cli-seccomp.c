@@ -51,6 +51,7 @@
 struct cli_sc_arch {
 	uint32_t audit;			/* seccomp_data.arch */
 	uint32_t ioctl;			/* ioctl(2)'s number in it */
+	uint32_t execve, execveat;	/* theirs, for the kernel layer */
 	bool x32;			/* __X32_SYSCALL_BIT numbers: x32, refused */
 	uint32_t socket;		/* socket(2)'s number */
 	uint32_t socketcall;		/* socketcall(2)'s, or 0: none */
@@ -62,21 +63,21 @@ struct cli_sc_arch {
 
 static const struct cli_sc_arch cli_sc_arches[] = {
 #if defined(__x86_64__) && !defined(__ILP32__)
-	{ AUDIT_ARCH_X86_64, __NR_ioctl, true, __NR_socket, 0 },
-	{ AUDIT_ARCH_I386, 54, false, 359, 102 },
+	{ AUDIT_ARCH_X86_64, __NR_ioctl, __NR_execve, __NR_execveat, true, __NR_socket, 0 },
+	{ AUDIT_ARCH_I386, 54, 11, 358, false, 359, 102 },
 #elif defined(__i386__)
-	{ AUDIT_ARCH_I386, __NR_ioctl, false, 359, 102 },
+	{ AUDIT_ARCH_I386, __NR_ioctl, __NR_execve, __NR_execveat, false, 359, 102 },
 #elif defined(__aarch64__)
-	{ AUDIT_ARCH_AARCH64, __NR_ioctl, false, __NR_socket, 0 },
-	{ AUDIT_ARCH_ARM, 54, false, 281, 0 },
+	{ AUDIT_ARCH_AARCH64, __NR_ioctl, __NR_execve, __NR_execveat, false, __NR_socket, 0 },
+	{ AUDIT_ARCH_ARM, 54, 11, 387, false, 281, 0 },
 #elif defined(__arm__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	{ AUDIT_ARCH_ARM, __NR_ioctl, false, 281, 0 },
+	{ AUDIT_ARCH_ARM, __NR_ioctl, __NR_execve, __NR_execveat, false, 281, 0 },
 #elif defined(__riscv) && __riscv_xlen == 64
-	{ AUDIT_ARCH_RISCV64, __NR_ioctl, false, __NR_socket, 0 },
+	{ AUDIT_ARCH_RISCV64, __NR_ioctl, __NR_execve, __NR_execveat, false, __NR_socket, 0 },
 #elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	{ AUDIT_ARCH_PPC64LE, __NR_ioctl, false, __NR_socket, __NR_socketcall },
+	{ AUDIT_ARCH_PPC64LE, __NR_ioctl, __NR_execve, __NR_execveat, false, __NR_socket, __NR_socketcall },
 #elif defined(__s390x__)
-	{ AUDIT_ARCH_S390X, __NR_ioctl, false, __NR_socket, __NR_socketcall },
+	{ AUDIT_ARCH_S390X, __NR_ioctl, __NR_execve, __NR_execveat, false, __NR_socket, __NR_socketcall },
 #else
 #error "cli-seccomp.c: add this architecture's AUDIT_ARCH and its other ABIs"
 #endif
@@ -89,9 +90,9 @@ static const uint32_t cli_sc_denied[] = {
 };
 
 #define CLI_SC_N(a)	(sizeof(a) / sizeof((a)[0]))
-/* 5 instructions per ABI at most, the unknown ABI's return, the request's
- * load, one per request, two returns. */
-_Static_assert(5 * CLI_SC_N(cli_sc_arches) + 2 + CLI_SC_N(cli_sc_denied) + 2 <= CLI_SECCOMP_MAX,
+/* 7 instructions per ABI at most, the unknown ABI's return, the request's
+ * load, one per request, three returns. */
+_Static_assert(7 * CLI_SC_N(cli_sc_arches) + 2 + CLI_SC_N(cli_sc_denied) + 3 <= CLI_SECCOMP_MAX,
     "the session's seccomp filter does not fit");
 
 #define CLI_SC_NR	offsetof(struct seccomp_data, nr)
@@ -110,7 +111,8 @@ _Static_assert(5 * CLI_SC_N(cli_sc_arches) + 2 + CLI_SC_N(cli_sc_denied) + 2 <= 
  * or a label placed later (CLI_SC_TO(label)), resolved once all is emitted.
  */
 enum cli_sc_label {
-	CLI_SC_IOCTL = 1, CLI_SC_ALLOW, CLI_SC_DENY, CLI_SC_SOCKET, CLI_SC_TYPE, CLI_SC_NLABELS
+	CLI_SC_IOCTL = 1, CLI_SC_ALLOW, CLI_SC_DENY, CLI_SC_NOTIFY, CLI_SC_SOCKET, CLI_SC_TYPE,
+	CLI_SC_NLABELS
 };
 #define CLI_SC_TO(label)	(-(int)(label))
 
@@ -165,28 +167,34 @@ cli_sc_resolve(struct cli_sc_asm *a)
 #define CLI_SC_JEQ	BPF_JMP | BPF_JEQ | BPF_K
 #define CLI_SC_RET	BPF_RET | BPF_K
 
-/* Per ABI: ioctl goes on to the request check, all else is allowed. */
+/* Per ABI: ioctl goes on to the request check, with the kernel layer
+ * execve and execveat to the server, all else is allowed. */
 static void
-cli_sc_arch(struct cli_sc_asm *a, const struct cli_sc_arch *arch)
+cli_sc_arch(struct cli_sc_asm *a, const struct cli_sc_arch *arch, bool notify)
 {
 	cli_sc_emit(a, CLI_SC_LD(CLI_SC_ARCH), 0, 0);
 	/* another ABI: skip this one's block */
-	cli_sc_emit(a, CLI_SC_JEQ, arch->audit, 0, arch->x32 ? 3 : 2);
+	cli_sc_emit(a, CLI_SC_JEQ, arch->audit, 0, 2 + arch->x32 + 2 * notify);
 	cli_sc_emit(a, CLI_SC_LD(CLI_SC_NR), 0, 0);
 	if (arch->x32)
 		cli_sc_emit(a, BPF_JMP | BPF_JGE | BPF_K, CLI_SC_X32_BIT, CLI_SC_TO(CLI_SC_DENY), 0);
+	if (notify) {
+		cli_sc_emit(a, CLI_SC_JEQ, arch->execve, CLI_SC_TO(CLI_SC_NOTIFY), 0);
+		cli_sc_emit(a, CLI_SC_JEQ, arch->execveat, CLI_SC_TO(CLI_SC_NOTIFY), 0);
+	}
 	cli_sc_emit(a, CLI_SC_JEQ, arch->ioctl, CLI_SC_TO(CLI_SC_IOCTL), CLI_SC_TO(CLI_SC_ALLOW));
 }
 
 int
-cli_seccomp_build(struct cli_seccomp *f)
+cli_seccomp_build(struct cli_seccomp *f, bool exec_notify)
 {
 	struct cli_sc_asm a = { .code = f->code, .len = &f->len };
 	size_t i;
 
 	f->len = f->net_len = 0;
+	f->listener = exec_notify;
 	for (i = 0; i < CLI_SC_N(cli_sc_arches); i++)
-		cli_sc_arch(&a, &cli_sc_arches[i]);
+		cli_sc_arch(&a, &cli_sc_arches[i], exec_notify);
 	cli_sc_emit(&a, CLI_SC_RET, SECCOMP_RET_ERRNO | EPERM, 0, 0);	/* an ABI not listed */
 	cli_sc_place(&a, CLI_SC_IOCTL);
 	cli_sc_emit(&a, CLI_SC_LD(CLI_SC_ARG1_LO), 0, 0);
@@ -196,6 +204,9 @@ cli_seccomp_build(struct cli_seccomp *f)
 	cli_sc_emit(&a, CLI_SC_RET, SECCOMP_RET_ALLOW, 0, 0);
 	cli_sc_place(&a, CLI_SC_DENY);
 	cli_sc_emit(&a, CLI_SC_RET, SECCOMP_RET_ERRNO | EPERM, 0, 0);
+	cli_sc_place(&a, CLI_SC_NOTIFY);
+	if (exec_notify)
+		cli_sc_emit(&a, CLI_SC_RET, SECCOMP_RET_USER_NOTIF, 0, 0);
 	return a.full || cli_sc_resolve(&a) != 0 ? -1 : 0;
 }
 
@@ -204,21 +215,31 @@ cli_seccomp_enter(const struct cli_seccomp *f)
 {
 	struct sock_fprog prog = { .len = f->len, .filter = (struct sock_filter *)f->code };
 	struct sock_fprog net = { .len = f->net_len, .filter = (struct sock_filter *)f->net };
+	unsigned flags = f->listener ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
+	long r;
 
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+	if ((r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog)) < 0) {
 		if (errno != EACCES)
 			return -1;
 		/* Without CAP_SYS_ADMIN the kernel installs a filter only under
 		 * no_new_privs: set-id programs run in the session then keep the
 		 * caller's ids and capabilities (docs/security.md). */
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+		    (r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog)) < 0)
 			return -1;
 	}
-	/* no_new_privs is set by now if the kernel wants it */
+	/* --no-network's program; no_new_privs is set by now if need be */
 	if (f->net_len > 0 && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &net) != 0)
 		return -1;
-	return 0;
+	return (int)r;
+}
+
+bool
+cli_seccomp_notify_avail(void)
+{
+	uint32_t action = SECCOMP_RET_USER_NOTIF;
+
+	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
 }
 
 /*

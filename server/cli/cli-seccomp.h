@@ -15,6 +15,7 @@
 #define SHELLESC_CLI_SECCOMP_H
 
 #include <linux/filter.h>
+#include <stdbool.h>
 
 #define CLI_SECCOMP_MAX	64		/* instructions */
 
@@ -23,14 +24,21 @@
 struct cli_seccomp {
 	struct sock_filter code[CLI_SECCOMP_MAX];
 	unsigned short len;
-	struct sock_filter net[CLI_SECCOMP_MAX];
-	unsigned short net_len;
+	bool listener;			/* the kernel layer: a listener comes with it */
+	struct sock_filter net[CLI_SECCOMP_MAX];	/* --no-network's program */
+	unsigned short net_len;				/* 0: none */
 };
 
 /* Build the session's filter into f: 0, or -1 if it does not fit (which
- * a static assertion rules out).  Prints nothing: the one part of the
- * command the tests link in (tests/test-cli-seccomp.c). */
-int cli_seccomp_build(struct cli_seccomp *f);
+ * a static assertion rules out).  With exec_notify (the kernel layer),
+ * execve and execveat of every ABI return SECCOMP_RET_USER_NOTIF, for the
+ * server to decide (shellesc_session_kernel).  Prints nothing: the one
+ * part of the command the tests link in (tests/test-cli-seccomp.c). */
+int cli_seccomp_build(struct cli_seccomp *f, bool exec_notify);
+
+/* Does the kernel have SECCOMP_RET_USER_NOTIF (Linux 5.0; CONTINUE, which
+ * the layer needs too, came in 5.5)? */
+bool cli_seccomp_notify_avail(void);
 
 /* After cli_seccomp_build, for --no-network: add the program that refuses
  * (EACCES) sockets of the internet families but TCP's, packet sockets,
@@ -41,7 +49,9 @@ int cli_seccomp_build_net(struct cli_seccomp *f);
  * In a child, before exec (async-signal-safe): install f.  Sets
  * no_new_privs only when the kernel demands it to (a caller without
  * CAP_SYS_ADMIN), so a root session keeps its set-id programs' meaning.
- * 0, or -1 with errno set (no message).
+ * 0, the listener's fd (CLOEXEC) for a filter built with exec_notify,
+ * or -1 with errno set (no message; EBUSY: a filter of the process has a
+ * listener already, as inside another session with the kernel layer).
  */
 int cli_seccomp_enter(const struct cli_seccomp *f);
 

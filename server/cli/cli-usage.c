@@ -22,7 +22,9 @@ static const struct {
 	const char *text;
 } cli_usage_parts[] = {
 	{ U_RUN, "usage: shellesc run [OPTIONS] [--] PROGRAM [ARG...]\n" },
-	{ U_CHECK, "usage: shellesc check [-p FILE]... [--default DECISION] [--json] [--] ARGV...\n" },
+	{ U_CHECK, "usage: shellesc check [-p FILE]... [--default DECISION] [--json] [--explain]\n"
+	    "                      [--] ARGV...\n"
+	    "       shellesc check -p FILE [-p FILE]...\n" },
 	{ U_EXEC, "usage: shellesc exec [OPTIONS] [--shell PATH] [--login|--no-login] [--timeout SEC]\n"
 	    "                     [--cwd DIR] [--max-output BYTES] [--output MODE] [--base64]\n"
 	    "                     -c COMMAND\n" },
@@ -34,16 +36,23 @@ static const struct {
 	    "Run PROGRAM (run) or one command string (exec) behind an approval gate at\n"
 	    "execve(2): each program started in its process tree is decided by rules files\n"
 	    "first: run in place, escalate (run by shellesc, outside the sandbox), deny, or\n"
-	    "prompt.  check prints what the rules decide for ARGV.  mcp serves the same as\n"
-	    "the MCP tool \"shell\" on stdin and stdout, for agents.  audit shows an\n"
-	    "audit log's decisions as a table.\n" },
+	    "prompt.  check prints what the rules decide for ARGV (--explain: every\n"
+	    "matching rule) and exits with it: 0 run, 1 escalate, 2 prompt, 3 deny, 125\n"
+	    "error; a program not installed is decided by its name.  check -p FILE alone\n"
+	    "runs the files' match/not_match examples (exit 0 if all hold).  mcp serves\n"
+	    "the same as the MCP tool \"shell\" on stdin and stdout, for agents.  audit\n"
+	    "shows an audit log's decisions as a table.\n" },
 	{ U_RUN | U_EXEC | U_MCP, "\n"
     "Options of run, exec and mcp:\n"
     "  -p, --policy FILE         load a rules file; repeatable.  Without it: every\n"
     "                            *.rules file in $XDG_CONFIG_HOME/shellesc/rules\n"
     "                            (default ~/.config/shellesc/rules), then in\n"
     "                            " SHELLESC_SYSCONFDIR "/rules\n"
-    "  -m, --mode MODE           how execs are caught: preload, wrapper or both (both)\n"
+    "  -m, --mode MODE           how execs are caught: preload, wrapper or both (both),\n"
+    "                            and kernel added with a comma (preload,kernel): run\n"
+    "                            decides every execve of the tree, static programs and\n"
+    "                            raw system calls too (seccomp, Linux 5.5); both\n"
+    "                            includes it in run where the kernel has it\n"
     "  -s, --sandbox KIND        none or landlock (none)\n"
     "  -w, --writable DIR        with landlock: a directory the sandboxed side may\n"
     "                            write; repeatable (default: the current directory);\n"

@@ -61,10 +61,17 @@ struct cli_layer {
 	struct cli_strv exec_allowed;	/* ... but these files */
 };
 
+enum cli_kernel {
+	CLI_KERNEL_OFF,
+	CLI_KERNEL_AUTO,		/* where the kernel has it ("both") */
+	CLI_KERNEL_ON,			/* asked for: no session without it */
+};
+
 struct cli_opts {
 	enum cli_cmd cmd;
 	struct cli_strv policies;	/* -p, in order */
 	unsigned intercept;		/* SHELLESC_INTERCEPT_* */
+	enum cli_kernel kernel;		/* the kernel layer (run only) */
 	enum cli_sandbox sandbox;
 	struct cli_strv writable;	/* -w; empty: the defaults */
 	struct cli_strv pass_env;	/* --pass-env: to escalated commands */
@@ -77,6 +84,7 @@ struct cli_opts {
 	bool audit_stop;		/* --audit-fail stop */
 	int verbose;
 	bool json;			/* check */
+	bool explain;			/* check: every matching rule */
 	const char *shell, *cwd, *command; /* exec; mcp: shell */
 	int login, timeout_ms;
 	size_t max_output;		/* exec, mcp: bytes of output a result keeps; 0: default */
@@ -128,7 +136,29 @@ struct cli_verdict {
 	void *answered_arg;
 };
 
+/* cli-diag.c: what the rules engine reports while loading (a
+ * rules_report_fn).  arg NULL: errors and warnings go to stderr, with the
+ * source line and a caret.  arg a tally: examples' results also go to
+ * stdout, one line each, and everything is counted. */
+struct cli_rules_tally {
+	size_t pass, fail, errors;
+};
+void cli_rules_report(void *arg, const struct rules_error *e);
+
 /* cli-main.c */
+/* cli-kernel.c: the kernel layer of run.  Build the filters (f: with the
+ * layer when the kernel has it and it is wanted, fb: without it), saying
+ * which layer is missing; 0 or -1 (--mode kernel without it). */
+struct cli_seccomp;
+int cli_kernel_plan(struct cli *c, struct cli_seccomp *f, struct cli_seccomp *fb);
+/* In PROGRAM's child (async-signal-safe): install f, and send its
+ * listener on sock; falls back to fb when the layer is not required.
+ * 0 or -1 with errno. */
+int cli_kernel_enter(const struct cli *c, const struct cli_seccomp *f,
+    const struct cli_seccomp *fb, int sock);
+/* In the parent: the child's listener to the session; 0 or -1 (printed). */
+int cli_kernel_take(struct cli *c, int sock, pid_t pid);
+
 void cli_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_oom(void);		/* "out of memory", then -1: return cli_oom(); */
@@ -158,6 +188,12 @@ char *cli_path_search(const char *name);	/* NULL: not found (errno) */
 int cli_rules_open(struct cli *c);
 void cli_rules_close(struct cli *c);
 /* Decide the program that will run; request or a file of check's. */
+/* rules_host_excludes under the lock. */
+bool cli_rules_host_excludes(struct cli *c, const struct rules_file *f);
+/* Every rule that matches f with argv (rules_explain), under the lock. */
+void cli_rules_explain(struct cli *c, const struct rules_file *f,
+    char *const *argv, void (*fn)(void *arg, const struct rules_hit *h),
+    void *arg);
 void cli_rules_decide(struct cli *c, const struct rules_file *f, char *const *argv,
     struct cli_verdict *v);
 void cli_rules_decide_request(struct cli *c, const struct shellesc_request *req,
@@ -236,6 +272,18 @@ void cli_audit_end(struct cli *c, const struct shellesc_request *req,
     int exit_code, int sig, double seconds);
 
 /* cli-json.c: see cli-json.h, which only the files writing JSON include */
+
+/* check's exit status: the decision (shellesc(1)); CLI_EXIT_FAIL if
+ * check failed.  Running examples: 0 all held, 1 not. */
+#define CLI_CHECK_RUN		0
+#define CLI_CHECK_ESCALATE	1
+#define CLI_CHECK_PROMPT	2
+#define CLI_CHECK_DENY		3
+#define CLI_CHECK_FAILED	1
+int cli_check_status(enum rules_decision d);
+/* cli-check-tests.c: check -p FILE... without ARGV: every example of the
+ * files, a line each. */
+int cli_check_tests(struct cli *c);
 
 /* cli-run.c, cli-check.c, cli-exec.c, cli-mcp.c: a command's exit status */
 int cli_run(struct cli *c);

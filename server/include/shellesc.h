@@ -74,6 +74,10 @@ struct shellesc_decision {
  * a client of its own).  For audit logs; the client could lie. */
 #define SHELLESC_ASKED_BY_PRELOAD	0x100	/* libshellesc_preload.so */
 #define SHELLESC_ASKED_BY_WRAPPER	0x200	/* shellesc-execve-wrapper (patched shells) */
+/* The kernel layer caught it (shellesc_session_kernel): no client asked;
+ * the server read it from the caller's memory.  The one bit no client can
+ * set. */
+#define SHELLESC_ASKED_BY_KERNEL	0x400
 
 /* --- The request, as the policy sees it (valid until decided) ---------- */
 
@@ -304,6 +308,23 @@ void shellesc_env_free(char **env);
  */
 int shellesc_session_client_fd(const struct shellesc_session *s);
 void shellesc_session_close_client(struct shellesc_session *s);
+
+/*
+ * The kernel layer: listener is the listener fd of a seccomp filter
+ * (SECCOMP_FILTER_FLAG_NEW_LISTENER) that the embedder installed on the
+ * session's tree and that returns SECCOMP_RET_USER_NOTIF for execve(2)
+ * and execveat(2) (and nothing else).  The session takes it over (closed
+ * at its end, or here on failure) and decides every exec it reports with
+ * the policy, as SHELLESC_ASKED_BY_KERNEL requests: run continues the
+ * exec, deny and escalate fail it with EACCES (the kernel layer cannot
+ * run a command outside; the reason is logged).  An exec the preload or
+ * the wrapper already had decided, and the exec of the session's wrapper,
+ * continue unasked.  first is the pid of the embedder's own child that
+ * installed the filter: its first exec continues unasked (0: none).
+ * 0, or -errno (-ENOSYS: the kernel or the architecture lacks it, -EBUSY:
+ * there is one already).  docs/security.md says what it guarantees.
+ */
+int shellesc_session_kernel(struct shellesc_session *s, int listener, pid_t first);
 
 /*
  * End the session: stop serving, cancel requests in flight, end every

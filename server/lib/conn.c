@@ -443,6 +443,8 @@ conn_apply_decision(struct conn *c)
 		return conn_refuse(c, "the policy gave an invalid decision (%d)", action);
 	loop_log(c->loop, SHELLESC_LOG_DEBUG, "request %llu: decided %d",
 	    (unsigned long long)req->id, action);
+	if (action == SHELLESC_RUN)
+		kernel_ticket(c->loop, req);	/* its exec continues unasked */
 	if (msg_send_decision(c->fd, action, req->d.reason) != 0 || action != SHELLESC_ESCALATE) {
 		conn_free(c);
 		return false;

@@ -190,7 +190,10 @@ loop_on_hub(struct loop *l)
 
 	for (; q; q = next) {
 		next = q->next;
-		conn_on_decided(q->conn);
+		if (q->kernel)
+			kernel_on_decided(l, q);
+		else
+			conn_on_decided(q->conn);
 	}
 	if (kill_all)
 		for (struct conn *c = l->conns; c; c = c->next)
@@ -235,6 +238,9 @@ loop_dispatch(struct loop *l, struct watch *w)
 		break;
 	case WATCH_CHILD:
 		conn_on_child(w->ptr);
+		break;
+	case WATCH_KERNEL:
+		kernel_on_ready(l);
 		break;
 	}
 	return true;
@@ -282,9 +288,14 @@ loop_main(void *arg)
 		for (int i = 0; i < n; i++)
 			if (((struct watch *)ev[i].data.ptr)->kind == WATCH_HUB)
 				running = loop_dispatch(l, ev[i].data.ptr) && running;
-		for (int i = 0; i < n && running; i++)
-			if (((struct watch *)ev[i].data.ptr)->kind != WATCH_HUB)
-				loop_dispatch(l, ev[i].data.ptr);
+		for (int i = 0; i < n && running; i++) {
+			struct watch *w = ev[i].data.ptr;
+
+			if (w->kind == WATCH_KERNEL)
+				l->kernel.events = ev[i].events;
+			if (w->kind != WATCH_HUB)
+				loop_dispatch(l, w);
+		}
 		conn_reap_dead(l);
 	}
 	loop_end_children(l);
@@ -297,6 +308,7 @@ loop_start(struct loop *l)
 	sigset_t all, old;
 	int r;
 
+	kernel_init(&l->kernel);
 	l->wsock = (struct watch){ WATCH_SOCK, l };
 	l->whub = (struct watch){ WATCH_HUB, l };
 	if ((l->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
@@ -325,6 +337,7 @@ loop_stop(struct loop *l)
 	while (l->conns)
 		conn_free(l->conns);
 	conn_reap_dead(l);
+	kernel_stop(l);
 	hub_kill(l->hub);
 	close(l->epfd);
 }

@@ -111,6 +111,19 @@ peer_open(struct peer *p, int sock)
 }
 
 int
+peer_open_pid(struct peer *p, pid_t tgid, uid_t uid, gid_t gid, gid_t *groups,
+    size_t ngroups)
+{
+	*p = (struct peer){ .pid = tgid, .uid = uid, .gid = gid, .groups = groups,
+	    .ngroups = ngroups, .root = -1, .cwd = -1, .pidfd = -1 };
+	if ((p->pidfd = pidfd_open(tgid, 0)) < 0 && errno != ENOSYS)
+		return -errno;
+	if ((p->root = peer_dir(p, "root")) < 0)
+		return p->root;
+	return 0;
+}
+
+int
 peer_cwd(struct peer *p)
 {
 	if (p->cwd < 0 && (p->cwd = peer_dir(p, "cwd")) < 0) {

@@ -3,29 +3,65 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "proto.h"
 #include "server.h"
 
-/* Who asks (SO_PEERCRED), and what will run, looked up as they would. */
+/* What will run, looked up as the caller p (open: r == 0) would. */
+static void
+request_target(struct shellesc_request *req, struct peer *p, int r,
+    const char *const *roots)
+{
+	struct writer wr = { .uid = p->uid, .gid = p->gid, .groups = p->groups,
+	    .ngroups = p->ngroups, .roots = roots };
+
+	req->pid = p->pid;
+	req->uid = p->uid;
+	req->gid = p->gid;
+	req->target.pub.argv = req->ex.argv;
+	req->target.pub.argc = req->ex.argc;
+	if (r == 0)
+		target_inspect(&req->target, p, &req->ex, &wr);
+	else
+		req->target.pub.error = -r;
+}
+
+/* Who asks (SO_PEERCRED), and what will run. */
 static void
 request_peer(struct shellesc_request *req, int fd, const char *const *roots)
 {
 	struct peer p;
 	int r = peer_open(&p, fd);
-	struct writer wr = { .uid = p.uid, .gid = p.gid, .groups = p.groups,
-	    .ngroups = p.ngroups, .roots = roots };
 
-	req->pid = p.pid;
-	req->uid = p.uid;
-	req->gid = p.gid;
-	req->target.pub.argv = req->ex.argv;
-	req->target.pub.argc = req->ex.argc;
-	if (r == 0)
-		target_inspect(&req->target, &p, &req->ex, &wr);
-	else
-		req->target.pub.error = -r;
+	request_target(req, &p, r, roots);
 	peer_close(&p);
+}
+
+int
+request_from(struct msg_exec *ex, struct peer *p, const char *const *roots,
+    struct shellesc_request **out)
+{
+	struct shellesc_request *req = calloc(1, sizeof(*req));
+
+	if (req == NULL) {
+		msg_exec_free(ex);
+		return -ENOMEM;
+	}
+	req->target.fd = -1;
+	req->ex = *ex;
+	memset(ex, 0, sizeof(*ex));
+	if ((req->program = resolve_program(req->ex.file, req->ex.cwd)) == NULL) {
+		request_free(req);
+		return -ENOMEM;
+	}
+	request_target(req, p, 0, roots);
+	if (req->target.pub.facts & SHELLESC_TARGET_STATIC)
+		req->ex.flags |= SHELLESC_TARGET_STATIC;
+	if (req->target.pub.facts & SHELLESC_TARGET_SETID)
+		req->ex.flags |= SHELLESC_TARGET_SETID;
+	*out = req;
+	return 0;
 }
 
 int
@@ -41,6 +77,7 @@ request_new(const struct msg *m, int fd, const char *const *roots,
 		free(req);
 		return -ENOMEM;
 	}
+	req->ex.flags &= ~(unsigned)SHELLESC_ASKED_BY_KERNEL;	/* never a client's */
 	if ((req->program = resolve_program(req->ex.file, req->ex.cwd)) == NULL) {
 		request_free(req);
 		return -ENOMEM;

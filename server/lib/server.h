@@ -61,6 +61,11 @@ struct peer {
 /* The peer of the stream sock, with its root; 0 or -errno.  Call
  * peer_close either way. */
 int peer_open(struct peer *p, int sock);
+/* The process tgid, with the credentials the kernel gave for it (its
+ * effective ids and groups, /proc/PID/status), and its root; 0 or
+ * -errno.  Call peer_close either way (the groups are taken over). */
+int peer_open_pid(struct peer *p, pid_t tgid, uid_t uid, gid_t gid, gid_t *groups,
+    size_t ngroups);
 /* Its working directory (opened on first use; owned by p), or -errno. */
 int peer_cwd(struct peer *p);
 void peer_close(struct peer *p);
@@ -138,12 +143,18 @@ struct shellesc_request {
 	atomic_int cancelled;
 	bool decided_inline;		/* answered inside the policy callback */
 	struct shellesc_decision d;	/* once decided; d.reason is ours */
+	bool kernel;			/* a seccomp notification (kernel.c), no conn */
+	uint64_t notif_id;		/* ...its id */
 	struct shellesc_request *next;	/* hub queue */
 };
 
 /* Build a request from a decoded exec message that came on stream fd, the
  * target looked up with the sandbox's canonical roots; 0 or -errno. */
 int request_new(const struct msg *m, int fd, const char *const *roots,
+    struct shellesc_request **out);
+/* The same from an exec the server read itself (kernel.c): ex is taken
+ * over whatever happens; the caller is p.  0 or -errno. */
+int request_from(struct msg_exec *ex, struct peer *p, const char *const *roots,
     struct shellesc_request **out);
 void request_free(struct shellesc_request *req);
 
@@ -257,12 +268,67 @@ int jobs_stopped(struct jobs *j, pid_t pid, int pidfd);
 void jobs_end(struct jobs *j, pid_t pgrp);
 
 /* --- loop.c / conn.c ------------------------------------------------- */
-enum watch_kind { WATCH_SOCK, WATCH_HUB, WATCH_STREAM, WATCH_CHILD };
+enum watch_kind { WATCH_SOCK, WATCH_HUB, WATCH_STREAM, WATCH_CHILD, WATCH_KERNEL };
 
 struct watch {
 	enum watch_kind kind;
 	void *ptr;
 };
+
+/* --- kernel.c, kernel-mem.c: the seccomp listener (execve, execveat) --- */
+/*
+ * An exec the preload or the wrapper has had decided comes to the
+ * listener too, right after its answer: a ticket, issued with the answer
+ * and taken by the first exec that matches it, lets it continue unasked.
+ * It binds the file (device and inode of what the server opened), argv,
+ * and the process: the one that asked, or a child of it (posix_spawn
+ * execs in a child).  Bounded: the oldest ticket gives way to a new one
+ * (its exec is then asked about again, never let through).
+ */
+#define KERNEL_TICKETS		64
+#define KERNEL_TICKET_ARGV	(64u << 10)	/* larger argv: no ticket */
+
+struct kticket {
+	pid_t pid;			/* 0: free */
+	dev_t dev;
+	ino_t ino;
+	char *argv;			/* the strings, each with its NUL */
+	size_t len;
+};
+
+struct kernel {
+	atomic_int fd;			/* the listener, or -1: no kernel layer */
+	pid_t first;			/* its first exec continues unasked; 0: used */
+	bool wrapper;			/* the session's wrapper is known by... */
+	dev_t wdev;			/* ...its identity: it passes unasked */
+	ino_t wino;
+	struct kticket t[KERNEL_TICKETS];
+	unsigned next;
+	uint32_t events;		/* what epoll reported, set before dispatch */
+	struct watch w;
+};
+
+/* An exec's arguments read from the caller's memory (kernel-mem.c). */
+struct kmem_exec {
+	char *path;			/* as passed (malloc'd) */
+	char *argv, *env;		/* each string with its NUL (malloc'd) */
+	size_t argv_len, env_len, argc, envc;
+};
+
+/* Read path, argv and envp of an exec from the memory of tid (mem: its
+ * /proc/TID/mem), with ptr_size-byte pointers; bounded by
+ * SHELLESC_FRAME_MAX in all.  0 or -errno (-E2BIG past the bound). */
+int kmem_read(int mem, size_t ptr_size, uint64_t path, uint64_t argv, uint64_t envp,
+    struct kmem_exec *out);
+void kmem_free(struct kmem_exec *e);
+
+struct loop;
+void kernel_init(struct kernel *k);
+void kernel_on_ready(struct loop *l);
+void kernel_on_decided(struct loop *l, struct shellesc_request *req);
+/* A run decision for a client's request: issue its ticket. */
+void kernel_ticket(struct loop *l, const struct shellesc_request *req);
+void kernel_stop(struct loop *l);
 
 enum conn_state {
 	CONN_READ_EXEC,		/* waiting for the exec request */
@@ -346,6 +412,7 @@ struct loop {
 	bool busy_warned;		/* a refusal for the session's bound was logged */
 	uint64_t next_id;
 	struct watch wsock, whub;
+	struct kernel kernel;		/* the seccomp listener (kernel.c) */
 };
 
 int loop_start(struct loop *l);

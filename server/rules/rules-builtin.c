@@ -1,6 +1,7 @@
 /*
  * rules-builtin.c: the functions a rules file calls, prefix_rule() and
- * host_executable(), as tables of parameters.
+ * host_executable() (network_rule() is rules-network.c's), as tables of
+ * parameters.
  *
  * Codex's parameters come first, in Codex's order, so positional calls
  * mean what they mean there; shellesc's own (target) is keyword-only, so a
@@ -16,24 +17,6 @@
 #include "path.h"
 #include "rules-int.h"
 
-struct rules_call {
-	struct rules_pos pos;		/* the function's name */
-	/* prefix_rule */
-	const struct rules_elem *pat;
-	size_t npat;
-	enum rules_decision decision;
-	unsigned target;
-	bool exact;
-	const char *justification;
-	struct rules_vec examples;	/* rules_example, rule not set yet */
-	/* host_executable */
-	const char *name;
-	struct rules_pos name_pos;
-	const char *const *paths;
-	size_t npaths;
-	bool has_paths;
-	struct rules_pos *path_pos;
-};
 
 /* An absolute path from the file: "~/" expanded, "." and "//" dropped. */
 static int
@@ -54,7 +37,8 @@ builtin_path(struct rules_parser *p, const char **s,
 	return 0;
 }
 
-/* The program element: names, absolute paths or the wildcard. */
+/* The program element: names, absolute paths, relative paths (kept as
+ * written) or the wildcard. */
 static int
 builtin_heads(struct rules_parser *p, struct rules_elem *e,
     const struct rules_pos *pos)
@@ -65,7 +49,8 @@ builtin_heads(struct rules_parser *p, struct rules_elem *e,
 		if (alt[i][0] == '\0')
 			return rules_fail(&p->lx, &pos[i],
 			    "pattern: the program cannot be empty");
-		if (strchr(alt[i], '/') != NULL &&
+		/* a relative path ("./gradlew") is matched as written */
+		if ((alt[i][0] == '/' || strncmp(alt[i], "~/", 2) == 0) &&
 		    builtin_path(p, &alt[i], &pos[i], "pattern") != 0)
 			return -1;
 	}
@@ -123,6 +108,26 @@ prefix_pattern(struct rules_parser *p, struct rules_call *c)
 	return r;
 }
 
+static const char *const decisions[] = {
+	"allow", "prompt", "forbidden", "run", "escalate", "deny",
+};
+
+int
+rules_builtin_unknown(struct rules_parser *p, const struct rules_pos *at,
+    const char *what, const char *s, const char *const *known, size_t n)
+{
+	char dym[64], list[128];
+	size_t k = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < n && k < sizeof(list); i++)
+		k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s",
+		    i == 0 ? "" : i + 1 == n ? " or " : ", ", known[i]);
+	return rules_fail(&p->lx, at, "unknown %s \"%.40s\"%s (expected %s)",
+	    what, s, rules_did_you_mean(dym, sizeof(dym), s, strlen(s), known, n),
+	    list);
+}
+
 static int
 prefix_decision(struct rules_parser *p, struct rules_call *c)
 {
@@ -132,13 +137,13 @@ prefix_decision(struct rules_parser *p, struct rules_call *c)
 	if (rules_parse_string(p, "decision", &s, NULL) != 0)
 		return -1;
 	if (rules_decision_parse(s, &c->decision) != 0)
-		return rules_fail(&p->lx, &at, "unknown decision \"%.40s\" "
-		    "(expected allow, prompt, forbidden, run, escalate or deny)", s);
+		return rules_builtin_unknown(p, &at, "decision", s, decisions,
+		    sizeof(decisions) / sizeof(decisions[0]));
 	return 0;
 }
 
-static int
-prefix_justification(struct rules_parser *p, struct rules_call *c)
+int
+rules_parse_justification(struct rules_parser *p, struct rules_call *c)
 {
 	struct rules_pos at = p->tok.pos;
 
@@ -166,6 +171,7 @@ prefix_exact(struct rules_parser *p, struct rules_call *c)
 static int
 prefix_target(struct rules_parser *p, struct rules_call *c)
 {
+	static const char *const names[] = { "static", "setid" };
 	static const struct { const char *name; unsigned bit; } targets[] = {
 		{ "static", RULES_TARGET_STATIC },
 		{ "setid", RULES_TARGET_SETID },
@@ -183,8 +189,7 @@ prefix_target(struct rules_parser *p, struct rules_call *c)
 			if (strcmp(v[i], targets[k].name) == 0)
 				break;
 		if (k == sizeof(targets) / sizeof(targets[0]))
-			return rules_fail(&p->lx, &pos[i], "unknown target "
-			    "\"%.40s\" (expected static or setid)", v[i]);
+			return rules_builtin_unknown(p, &pos[i], "target", v[i], names, 2);
 		c->target |= targets[k].bit;
 	}
 	return 0;
@@ -368,7 +373,7 @@ static const struct rules_param prefix_params[] = {
 	{ "decision", true, prefix_decision },
 	{ "match", true, prefix_match },
 	{ "not_match", true, prefix_not_match },
-	{ "justification", true, prefix_justification },
+	{ "justification", true, rules_parse_justification },
 	{ "target", false, prefix_target },
 	{ "exact", false, prefix_exact },
 };
@@ -383,6 +388,8 @@ static const struct rules_builtin builtins[] = {
 	    sizeof(prefix_params) / sizeof(prefix_params[0]), prefix_finish },
 	{ "host_executable", host_params,
 	    sizeof(host_params) / sizeof(host_params[0]), host_finish },
+	{ "network_rule", rules_network_params, RULES_NETWORK_NPARAMS,
+	    rules_network_finish },
 };
 
 const struct rules_builtin *

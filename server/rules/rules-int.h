@@ -170,6 +170,8 @@ struct rules {
 	struct rules_table ident;	/* rules_alias (rules-ident.c) */
 	char *path;			/* rules_set_path's directories */
 	size_t nrules;
+	rules_report_fn *report;	/* rules_set_report */
+	void *report_arg;
 };
 
 /* A table entry of size bytes followed by its own copy of a (malloc'd). */
@@ -190,6 +192,13 @@ void rules_ident_heads(const struct rules *r, const struct rules_file *f,
     void (*fn)(void *arg, const char *head), void *arg);
 
 /* --- rules-match.c ------------------------------------------------------ */
+
+/* A rule's rank in strictness (rules-match.c explains the order). */
+int rules_rank(const struct rules_rule *rule);
+/* A rule is filed under every path its alternatives spell: is n the one
+ * of its first alternatives (so each rule is seen once)? */
+bool rules_first_filing(const struct rules_node *n,
+    const struct rules_rule *rule);
 
 /* Does rule match [program, args...]?  The target is not looked at. */
 bool rules_rule_matches(const struct rules *r, const struct rules_rule *rule,
@@ -246,19 +255,32 @@ struct rules_tok {
 	size_t len;
 };
 
+#define RULES_LEX_OPENERS	32	/* open brackets whose place is kept */
+
 struct rules_lexer {
 	const char *name;	/* file name, for errors and rule sources */
 	const char *text;
 	size_t len;
 	struct rules_pos at;	/* where lexing resumes */
 	int depth;		/* open ( and [: newlines inside are blanks */
+	struct rules_pos opener[RULES_LEX_OPENERS];	/* where they opened */
 	struct rules_buf buf;	/* the decoded string */
-	struct rules_error *err;
+	struct rules_error *err;	/* the first error */
+	const struct rules *r;		/* its report function, or NULL */
+	int nerrors;
+	bool failed;		/* this statement has reported its error */
+	bool example;		/* what is reported is an example's result */
 };
 
 void rules_lex_init(struct rules_lexer *lx, const char *name, const char *text,
     size_t len, struct rules_error *err);
 void rules_lex_free(struct rules_lexer *lx);
+/* After an error: resume at the next line that starts with a name in
+ * column 1 (a statement), outside any bracket.  false at the end. */
+bool rules_lex_recover(struct rules_lexer *lx);
+/* The next byte that is not a blank or a comment (newlines are blanks
+ * inside brackets), or -1: for telling "NAME =" from a NAME value. */
+int rules_lex_peek_char(const struct rules_lexer *lx);
 int rules_lex_next(struct rules_lexer *lx, struct rules_tok *t);
 /* 1-based column of pos: characters (UTF-8 lead bytes) since the line start. */
 int rules_lex_column(const struct rules_lexer *lx, const struct rules_pos *pos);
@@ -275,6 +297,10 @@ int rules_vfail(struct rules_lexer *lx, const struct rules_pos *pos,
  */
 int rules_fail_plain(struct rules_error *err, const char *name, int e,
     const char *msg);
+/* A warning or a passed example at pos: reported, the load goes on. */
+void rules_note(struct rules_lexer *lx, const struct rules_pos *pos,
+    enum rules_severity sev, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* "')'", "a string", "end of file", ... for error messages. */
 const char *rules_tok_describe(enum rules_tok_kind kind);
 
@@ -282,12 +308,18 @@ const char *rules_tok_describe(enum rules_tok_kind kind);
 
 struct rules_call;
 
+struct rules_var;
+
 struct rules_parser {
 	struct rules_lexer lx;
 	struct rules_tok tok;		/* the current token */
 	size_t prev_end;		/* just past the token before it */
 	struct rules_load *ld;
 	struct rules_arena *arena;
+	struct rules_vec vars;		/* rules_var: this file's assignments */
+	const struct rules_tok *replay;	/* a variable's tokens being read */
+	size_t nreplay;
+	struct rules_tok at;		/* where the variable is used */
 };
 
 int rules_parse(struct rules_parser *p);
@@ -306,6 +338,30 @@ int rules_parse_strings(struct rules_parser *p, const char *what,
 
 /* --- rules-builtin.c: prefix_rule() and host_executable() --------------- */
 
+/* One call's arguments as they are parsed. */
+struct rules_call {
+	struct rules_pos pos;		/* the function's name */
+	/* prefix_rule */
+	const struct rules_elem *pat;
+	size_t npat;
+	enum rules_decision decision;
+	unsigned target;
+	bool exact;			/* exact=True */
+	const char *justification;
+	struct rules_vec examples;	/* rules_example, rule not set yet */
+	/* host_executable */
+	const char *name;
+	struct rules_pos name_pos;
+	const char *const *paths;
+	size_t npaths;
+	bool has_paths;
+	struct rules_pos *path_pos;
+	/* network_rule */
+	const char *protocol;
+	bool has_decision;
+};
+
+
 struct rules_param {
 	const char *name;
 	bool positional;	/* may be given without its name */
@@ -319,12 +375,46 @@ struct rules_builtin {
 	int (*finish)(struct rules_parser *, struct rules_call *);
 };
 
+/* An unknown value s of what, with a guess among the n known and the
+ * list of them; returns -1. */
+int rules_builtin_unknown(struct rules_parser *p, const struct rules_pos *at,
+    const char *what, const char *s, const char *const *known, size_t n);
+int rules_parse_justification(struct rules_parser *p, struct rules_call *c);
+
+/* rules-network.c: network_rule()'s parameters, and its end (a warning). */
+#define RULES_NETWORK_NPARAMS	4
+extern const struct rules_param rules_network_params[RULES_NETWORK_NPARAMS];
+int rules_network_finish(struct rules_parser *p, struct rules_call *c);
+
 /* The builtin called name (length len), or NULL. */
 const struct rules_builtin *rules_builtin_find(const char *name, size_t len);
 /* A fresh call of b, its name at pos; freed by rules_call_free. */
 struct rules_call *rules_call_new(const struct rules_builtin *b,
     const struct rules_pos *pos);
 void rules_call_free(struct rules_call *c);
+
+/* --- rules-var.c: top-level assignments (NAME = value) ---------------- */
+
+/* NAME '=' value at the start of a statement (the current token is NAME). */
+int rules_var_assign(struct rules_parser *p);
+/* Is the current token a variable used as a value?  Then start reading
+ * its tokens in its place (true). */
+bool rules_var_expand(struct rules_parser *p);
+
+/* --- rules-diag.c: diagnostics ----------------------------------------- */
+
+/* Report e through r's report function, if any. */
+void rules_report(const struct rules *r, const struct rules_error *e);
+/* Fill e->text with the line of text at pos (shellesc-rules(5) ERRORS). */
+void rules_diag_line(struct rules_error *e, const char *text, size_t len,
+    const struct rules_pos *pos);
+/* The candidate closest to word (len bytes) by edit distance, if close
+ * enough to be a likely misspelling; NULL otherwise. */
+const char *rules_suggest(const char *word, size_t len,
+    const char *const *cands, size_t n);
+/* " (did you mean 'X'?)" for word among cands, or "", in buf. */
+const char *rules_did_you_mean(char *buf, size_t size, const char *word,
+    size_t len, const char *const *cands, size_t n);
 
 /* --- rules-split.c: words, paths, bytes -------------------------------- */
 

@@ -47,31 +47,38 @@ rules_lex_column(const struct rules_lexer *lx, const struct rules_pos *pos)
 	return col;
 }
 
-int
-rules_vfail(struct rules_lexer *lx, const struct rules_pos *pos,
-    const char *fmt, va_list ap)
-{
-	struct rules_error *err = lx->err;
+static bool lex_is_name(int c, bool first);
 
-	if (err == NULL || err->line != 0)
-		return -1;	/* the first error is the one that counts */
-	snprintf(err->file, sizeof(err->file), "%s", lx->name);
-	err->line = pos->line;
-	err->column = rules_lex_column(lx, pos);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	return -1;
+/* Step over the '\n' at the current place. */
+static void
+lex_newline(struct rules_lexer *lx)
+{
+	lx->at.off++;
+	lx->at.line++;
+	lx->at.bol = lx->at.off;
 }
 
-int
-rules_fail(struct rules_lexer *lx, const struct rules_pos *pos,
-    const char *fmt, ...)
+bool
+rules_lex_recover(struct rules_lexer *lx)
 {
-	va_list ap;
+	const char *nl;
 
-	va_start(ap, fmt);
-	rules_vfail(lx, pos, fmt, ap);
-	va_end(ap);
-	return -1;
+	lx->depth = 0;
+	lx->failed = false;
+	if (lx->at.off == lx->at.bol && lx->at.off < lx->len &&
+	    lex_is_name(lx->text[lx->at.off], true))
+		return true;
+	while (lx->at.off < lx->len) {
+		nl = memchr(lx->text + lx->at.off, '\n', lx->len - lx->at.off);
+		if (nl == NULL)
+			break;
+		lx->at.off = (size_t)(nl - lx->text);
+		lex_newline(lx);
+		if (lx->at.off < lx->len && lex_is_name(lx->text[lx->at.off], true))
+			return true;
+	}
+	lx->at.off = lx->len;
+	return false;
 }
 
 const char *
@@ -102,15 +109,6 @@ lex_peek(const struct rules_lexer *lx, size_t k)
 	if (lx->len - lx->at.off <= k)
 		return -1;
 	return (unsigned char)lx->text[lx->at.off + k];
-}
-
-/* Step over a '\n'. */
-static void
-lex_newline(struct rules_lexer *lx)
-{
-	lx->at.off++;
-	lx->at.line++;
-	lx->at.bol = lx->at.off;
 }
 
 /* Blanks and comments; newlines too inside brackets. */
@@ -366,6 +364,8 @@ lex_punct(struct rules_lexer *lx, struct rules_tok *t, int c)
 		if (puncts[i].c != c)
 			continue;
 		t->kind = puncts[i].kind;
+		if (puncts[i].depth > 0 && lx->depth < RULES_LEX_OPENERS)
+			lx->opener[lx->depth] = lx->at;
 		if (lx->depth + puncts[i].depth >= 0)
 			lx->depth += puncts[i].depth;
 		lx->at.off++;
@@ -374,6 +374,46 @@ lex_punct(struct rules_lexer *lx, struct rules_tok *t, int c)
 	if (c > 0x20 && c < 0x7f)
 		return rules_fail(lx, &lx->at, "unexpected character '%c'", c);
 	return rules_fail(lx, &lx->at, "unexpected byte 0x%02x", (unsigned)c);
+}
+
+/*
+ * A bracket still open at the end of the file, or when a call starts in
+ * column 1 (which only a statement does): the error is where it opened,
+ * not where the file ran out.
+ */
+static int
+lex_unclosed(struct rules_lexer *lx)
+{
+	int i = lx->depth > RULES_LEX_OPENERS ? RULES_LEX_OPENERS - 1 :
+	    lx->depth - 1;
+	int c = (unsigned char)lx->text[lx->opener[i].off];
+
+	return rules_fail(lx, &lx->opener[i], "'%c' is not closed", c);
+}
+
+/* A name in column 1 followed by '(' inside brackets: a new statement. */
+static bool
+lex_call_in_column1(const struct rules_lexer *lx, const struct rules_tok *t)
+{
+	size_t k = 0;
+
+	if (lx->depth == 0 || t->kind != RULES_TOK_NAME || t->pos.off != t->pos.bol)
+		return false;
+	while (lex_peek(lx, k) == ' ' || lex_peek(lx, k) == '\t')
+		k++;
+	return lex_peek(lx, k) == '(';
+}
+
+int
+rules_lex_peek_char(const struct rules_lexer *lx)
+{
+	struct rules_lexer tmp = *lx;
+
+	tmp.r = NULL;
+	tmp.err = NULL;
+	tmp.failed = true;	/* lex_skip reports nothing */
+	lex_skip(&tmp);
+	return lex_peek(&tmp, 0);
 }
 
 int
@@ -399,5 +439,11 @@ rules_lex_next(struct rules_lexer *lx, struct rules_tok *t)
 	else
 		r = lex_punct(lx, t, c);
 	t->end = lx->at.off;
+	if (r == 0 && lx->depth > 0 && c < 0)
+		return lex_unclosed(lx);
+	if (r == 0 && lex_call_in_column1(lx, t)) {
+		lx->at = t->pos;	/* the statement is read after the error */
+		return lex_unclosed(lx);
+	}
 	return r;
 }

@@ -187,19 +187,42 @@ load_undo(struct rules_load *ld)
 	rules_arena_rewind(&ld->r->arena, &ld->mark);
 }
 
+/* Each example is checked, and reported when it holds (RULES_SEV_PASS)
+ * or fails (an error), so a file's examples run as its tests. */
 static int
 load_check_example(struct rules_parser *p, const struct rules_example *ex)
 {
 	size_t len = ex->end - ex->pos.off;
+	bool ok = rules_rule_matches(p->ld->r, ex->rule, ex->tok[0],
+	    ex->tok + 1, ex->ntok - 1) == ex->match;
+	char msg[200];
 
-	if (rules_rule_matches(p->ld->r, ex->rule, ex->tok[0], ex->tok + 1,
-	    ex->ntok - 1) == ex->match)
-		return 0;
-	return rules_fail(&p->lx, &ex->pos, "%s example %.*s%s %s the rule",
+	snprintf(msg, sizeof(msg), "%s example %.*s%s %s the rule",
 	    ex->match ? "match" : "not_match",
 	    (int)(len > RULES_EXAMPLE_SHOWN ? RULES_EXAMPLE_SHOWN : len),
 	    p->lx.text + ex->pos.off, len > RULES_EXAMPLE_SHOWN ? "..." : "",
-	    ex->match ? "does not match" : "matches");
+	    ok == ex->match ? "matches" : "does not match");
+	p->lx.failed = false;
+	p->lx.example = true;
+	if (ok)
+		rules_note(&p->lx, &ex->pos, RULES_SEV_PASS, "%s", msg);
+	else
+		rules_fail(&p->lx, &ex->pos, "%s", msg);
+	p->lx.example = false;
+	return ok ? 0 : -1;
+}
+
+/* All examples, after errors too, up to the limit of errors. */
+static int
+load_check_examples(struct rules_parser *p)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < p->ld->examples.n &&
+	    p->lx.nerrors < RULES_MAX_ERRORS; i++)
+		if (load_check_example(p, p->ld->examples.v[i]) != 0)
+			ret = -1;
+	return ret;
 }
 
 int
@@ -234,9 +257,10 @@ rules_load_text(struct rules *r, const char *name, const char *text,
 	p.arena = &r->arena;
 	rules_arena_mark(&r->arena, &ld.mark);
 	rules_lex_init(&p.lx, name, text ? text : "", len, err);
+	p.lx.r = r;
 	ret = rules_parse(&p);
-	for (size_t i = 0; ret == 0 && i < ld.examples.n; i++)
-		ret = load_check_example(&p, ld.examples.v[i]);
+	if (load_check_examples(&p) != 0)
+		ret = -1;
 	/* the set's paths and names are looked up with this file's in */
 	if (ret == 0 && rules_ident_rebuild(r) != 0)
 		ret = rules_fail_plain(err, name, ENOMEM, "out of memory");
@@ -248,6 +272,7 @@ rules_load_text(struct rules *r, const char *name, const char *text,
 	rules_vec_free(&ld.rules);
 	rules_vec_free(&ld.hosts);
 	rules_vec_free(&ld.examples);
+	rules_vec_free(&p.vars);
 	return ret;
 }
 

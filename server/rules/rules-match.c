@@ -92,6 +92,17 @@ rules_host_allows(const struct rules *r, const char *name, const struct rules_fi
 	return false;
 }
 
+bool
+rules_host_excludes(const struct rules *r, const struct rules_file *f)
+{
+	const char *slash;
+
+	if (r == NULL || f == NULL || f->path == NULL ||
+	    (slash = strrchr(f->path, '/')) == NULL)
+		return false;
+	return !rules_host_allows(r, slash + 1, f);
+}
+
 /* A program without '/' is a bare name (an example): it matches names. */
 static bool
 rules_head_matches(const struct rules *r, const char *head,
@@ -127,14 +138,35 @@ struct rules_decide {
 	const struct rules_rule *best;
 	int best_rank;
 	bool best_by_path;
+	/* rules_explain: every match, each rule once */
+	void (*each)(void *arg, const struct rules_hit *h);
+	void *arg;
+	const char *head;		/* the head being walked */
+	size_t argi;			/* argv index of args[0] */
+	struct rules_vec seen;
 };
+
+/* Tell rules_explain's caller of a match, unless told already. */
+static void
+rules_tell(struct rules_decide *d, const struct rules_rule *rule, bool by_path)
+{
+	struct rules_hit h = { .source = rule->source, .decision = rule->decision,
+	    .justification = rule->justification, .head = d->head,
+	    .nprefix = rule->npat, .argi = d->argi, .by_path = by_path };
+
+	for (size_t i = 0; i < d->seen.n; i++)
+		if (d->seen.v[i] == rule)
+			return;
+	if (rules_vec_push(&d->seen, (void *)rule) == 0)
+		d->each(d->arg, &h);
+}
 
 /*
  * Strictness, with one exception: a target rule that escalates outranks
  * run, because it says that such a program must not run in place (its
  * execs would not be seen, or its set-id bits not honoured).
  */
-static int
+int
 rules_rank(const struct rules_rule *rule)
 {
 	static const int rank[] = {
@@ -169,6 +201,8 @@ rules_consider(struct rules_decide *d, const struct rules_rule *rule, bool by_pa
 		return;
 	if (!rules_match_args(rule, rule->depth, d->args, d->nargs))
 		return;
+	if (d->each != NULL)
+		rules_tell(d, rule, by_path);
 	rank = rules_rank(rule);
 	if (rules_better(d, rule, rank, by_path)) {
 		d->best = rule;
@@ -182,8 +216,9 @@ static void
 rules_consider_head(struct rules_decide *d, const char *head)
 {
 	const struct rules_node *n;
-	bool by_path = strchr(head, '/') != NULL;
+	bool by_path = head[0] == '/';
 
+	d->head = head;
 	n = (const struct rules_node *)rules_table_get(&d->r->index, NULL, head);
 	for (size_t i = 0; n != NULL; i++) {
 		for (size_t k = 0; k < n->rules.n; k++)
@@ -213,6 +248,9 @@ rules_consider_program(struct rules_decide *d)
 
 	if (slash != NULL)
 		rules_consider_head(d, program);
+	if (d->f->written != NULL && d->f->written[0] != '/' &&
+	    strchr(d->f->written, '/') != NULL)
+		rules_consider_head(d, d->f->written);	/* "./gradlew", as Codex */
 	if (slash == NULL || rules_host_allows(d->r, name, d->f))
 		rules_consider_head(d, name);
 	rules_ident_heads(d->r, d->f, rules_consider_alias, d);
@@ -226,6 +264,7 @@ rules_args(struct rules_decide *d, char *const *argv, size_t i)
 {
 	d->args = NULL;
 	d->nargs = 0;
+	d->argi = i;
 	for (size_t k = 0; argv != NULL && k < i; k++)
 		if (argv[k] == NULL)
 			return;
@@ -236,28 +275,47 @@ rules_args(struct rules_decide *d, char *const *argv, size_t i)
 		d->nargs++;
 }
 
+static void
+rules_decide_walk(struct rules_decide *d, const struct rules *r,
+    const struct rules_file *f, char *const *argv)
+{
+	if (r != NULL && f != NULL && f->path != NULL && f->path[0] != '\0') {
+		rules_args(d, argv, 1);
+		rules_consider_program(d);
+		if (f->applet != NULL && f->applet[0] != '\0' && f->applet_argi > 0 &&
+		    rules_host_allows(r, f->applet, f)) {
+			rules_args(d, argv, f->applet_argi);
+			if (d->args != NULL)
+				rules_consider_head(d, f->applet);
+		}
+	}
+}
+
 enum rules_decision
 rules_decide_file(const struct rules *r, const struct rules_file *f,
     char *const *argv, struct rules_match *m)
 {
 	struct rules_decide d = { .r = r, .f = f };
 
-	if (r != NULL && f != NULL && f->path != NULL && f->path[0] != '\0') {
-		rules_args(&d, argv, 1);
-		rules_consider_program(&d);
-		if (f->applet != NULL && f->applet[0] != '\0' && f->applet_argi > 0 &&
-		    rules_host_allows(r, f->applet, f)) {
-			rules_args(&d, argv, f->applet_argi);
-			if (d.args != NULL)
-				rules_consider_head(&d, f->applet);
-		}
-	}
+	rules_decide_walk(&d, r, f, argv);
 	if (m != NULL) {
 		m->decision = d.best ? d.best->decision : RULES_NONE;
 		m->justification = d.best ? d.best->justification : NULL;
 		m->source = d.best ? d.best->source : NULL;
 		m->by_path = d.best != NULL && d.best_by_path;
 	}
+	return d.best ? d.best->decision : RULES_NONE;
+}
+
+enum rules_decision
+rules_explain(const struct rules *r, const struct rules_file *f,
+    char *const *argv, void (*fn)(void *arg, const struct rules_hit *h),
+    void *arg)
+{
+	struct rules_decide d = { .r = r, .f = f, .each = fn, .arg = arg };
+
+	rules_decide_walk(&d, r, f, argv);
+	rules_vec_free(&d.seen);
 	return d.best ? d.best->decision : RULES_NONE;
 }
 
@@ -272,7 +330,7 @@ rules_decide(const struct rules *r, const char *program, char *const *argv,
 
 /* A rule is filed under every path its alternatives spell: is n the one
  * of its first alternatives (so each rule is seen once)? */
-static bool
+bool
 rules_first_filing(const struct rules_node *n, const struct rules_rule *rule)
 {
 	const struct rules_key *k = &n->key;

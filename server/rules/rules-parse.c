@@ -26,11 +26,23 @@ struct rules_args {
 	bool keyword;		/* a keyword argument was given */
 };
 
+/* The next token: a variable's while one is read (rules-var.c), placed
+ * where the variable is used. */
 int
 rules_advance(struct rules_parser *p)
 {
 	p->prev_end = p->tok.end;
-	return rules_lex_next(&p->lx, &p->tok);
+	if (p->nreplay == 0) {
+		if (rules_lex_next(&p->lx, &p->tok) != 0)
+			return -1;
+		if (!rules_var_expand(p))
+			return 0;
+	}
+	p->tok = *p->replay++;
+	p->nreplay--;
+	p->tok.pos = p->at.pos;
+	p->tok.end = p->at.end;
+	return 0;
 }
 
 int
@@ -74,6 +86,9 @@ rules_parse_list(struct rules_parser *p, const char *what,
 	if (rules_advance(p) != 0)
 		return -1;
 	while (p->tok.kind != RULES_TOK_RBRACK) {
+		if (p->tok.kind == RULES_TOK_COMMA)
+			return rules_fail(&p->lx, &p->tok.pos, "%s: unexpected ',': "
+			    "an element is missing before it", what);
 		if (item(p, arg) != 0)
 			return -1;
 		n++;
@@ -164,14 +179,28 @@ parse_param_find(const struct rules_builtin *b, const char *name, size_t len)
 	return i;
 }
 
+static int
+parse_unknown_param(struct rules_parser *p, const struct rules_builtin *b,
+    const struct rules_tok *name)
+{
+	const char *cands[16];
+	char names[160], dym[64];
+	size_t n = 0;
+
+	for (; n < b->nparams && n < 16; n++)
+		cands[n] = b->params[n].name;
+	return rules_fail(&p->lx, &name->pos, "%s() has no argument '%.*s'%s "
+	    "(expected %s)", b->name, (int)name->len, name->str,
+	    rules_did_you_mean(dym, sizeof(dym), name->str, name->len, cands, n),
+	    parse_param_names(b, names, sizeof(names)));
+}
+
 /* NAME '=': which parameter it names. */
 static int
 parse_keyword(struct rules_parser *p, const struct rules_builtin *b,
     size_t *idx)
 {
 	struct rules_tok name = p->tok;
-	char names[160];
-
 	if (rules_advance(p) != 0)
 		return -1;
 	*idx = parse_param_find(b, name.str, name.len);
@@ -182,9 +211,7 @@ parse_keyword(struct rules_parser *p, const struct rules_builtin *b,
 		return rules_fail(&p->lx, &p->tok.pos, "expected '=' after %s, "
 		    "got %s", b->params[*idx].name, rules_tok_describe(p->tok.kind));
 	if (*idx == b->nparams)
-		return rules_fail(&p->lx, &name.pos, "%s() has no argument "
-		    "'%.*s' (expected %s)", b->name, (int)name.len, name.str,
-		    parse_param_names(b, names, sizeof(names)));
+		return parse_unknown_param(p, b, &name);
 	return rules_advance(p);
 }
 
@@ -195,6 +222,9 @@ parse_arg(struct rules_parser *p, const struct rules_builtin *b,
 	struct rules_pos pos = p->tok.pos;
 	size_t i;
 
+	if (p->tok.kind == RULES_TOK_COMMA)
+		return rules_fail(&p->lx, &pos, "unexpected ',': an argument is "
+		    "missing before it");
 	if (p->tok.kind == RULES_TOK_NAME) {
 		if (parse_keyword(p, b, &i) != 0)
 			return -1;
@@ -234,6 +264,20 @@ parse_args(struct rules_parser *p, const struct rules_builtin *b,
 }
 
 static int
+parse_unknown_function(struct rules_parser *p, const struct rules_pos *pos)
+{
+	static const char *const names[] = {
+		"prefix_rule", "host_executable", "network_rule",
+	};
+	char dym[64];
+
+	return rules_fail(&p->lx, pos, "unknown function '%.*s'%s (expected "
+	    "prefix_rule, host_executable or network_rule)", (int)p->tok.len,
+	    p->tok.str, rules_did_you_mean(dym, sizeof(dym), p->tok.str,
+	    p->tok.len, names, sizeof(names) / sizeof(names[0])));
+}
+
+static int
 parse_call(struct rules_parser *p)
 {
 	const struct rules_builtin *b;
@@ -245,9 +289,7 @@ parse_call(struct rules_parser *p)
 		return rules_fail(&p->lx, &pos, "expected prefix_rule(...) or "
 		    "host_executable(...), got %s", rules_tok_describe(p->tok.kind));
 	if ((b = rules_builtin_find(p->tok.str, p->tok.len)) == NULL)
-		return rules_fail(&p->lx, &pos, "unknown function '%.*s' "
-		    "(expected prefix_rule or host_executable)",
-		    (int)p->tok.len, p->tok.str);
+		return parse_unknown_function(p, &pos);
 	if (rules_advance(p) != 0 || rules_expect(p, RULES_TOK_LPAREN, "'('") != 0)
 		return -1;
 	if ((c = rules_call_new(b, &pos)) == NULL)
@@ -259,25 +301,53 @@ parse_call(struct rules_parser *p)
 	return r == 0 ? rules_advance(p) : -1;
 }
 
+/* A call or an assignment, and what ends it. */
+static int
+parse_statement(struct rules_parser *p)
+{
+	bool assign = p->tok.kind == RULES_TOK_NAME &&
+	    rules_lex_peek_char(&p->lx) == '=';
+
+	if ((assign ? rules_var_assign(p) : parse_call(p)) != 0)
+		return -1;
+	if (p->tok.kind == RULES_TOK_SEMI)
+		return rules_advance(p);
+	if (p->tok.kind != RULES_TOK_NEWLINE && p->tok.kind != RULES_TOK_EOF)
+		return rules_fail(&p->lx, &p->tok.pos, "expected end of line "
+		    "after %s, got %s", assign ? "the value" : "')'",
+		    rules_tok_describe(p->tok.kind));
+	return 0;
+}
+
+/* After an error: on at the next statement, if there is one and the
+ * errors are not too many. */
+static bool
+parse_recover(struct rules_parser *p)
+{
+	p->nreplay = 0;
+	while (p->lx.nerrors < RULES_MAX_ERRORS && rules_lex_recover(&p->lx))
+		if (rules_advance(p) == 0)
+			return true;
+	return false;
+}
+
 int
 rules_parse(struct rules_parser *p)
 {
-	if (rules_advance(p) != 0)
+	int r = 0;
+
+	if (rules_advance(p) != 0 && !parse_recover(p))
 		return -1;
 	for (;;) {
 		while (p->tok.kind == RULES_TOK_NEWLINE)
-			if (rules_advance(p) != 0)
+			if (rules_advance(p) != 0 && !parse_recover(p))
 				return -1;
 		if (p->tok.kind == RULES_TOK_EOF)
-			return 0;
-		if (parse_call(p) != 0)
-			return -1;
-		if (p->tok.kind == RULES_TOK_SEMI) {
-			if (rules_advance(p) != 0)
+			return r;
+		if (parse_statement(p) != 0) {
+			r = -1;
+			if (!parse_recover(p))
 				return -1;
-		} else if (p->tok.kind != RULES_TOK_NEWLINE &&
-		    p->tok.kind != RULES_TOK_EOF)
-			return rules_fail(&p->lx, &p->tok.pos, "expected end of "
-			    "line after ')', got %s", rules_tok_describe(p->tok.kind));
+		}
 	}
 }

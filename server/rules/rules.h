@@ -30,12 +30,28 @@ enum rules_decision {
 
 struct rules;
 
-/* Where and why a file failed to load. */
+/* What a report is: an error (the load fails), a warning (it does not),
+ * or an example that held (rules_set_report, for running a file's tests). */
+enum rules_severity {
+	RULES_SEV_ERROR = 0,
+	RULES_SEV_WARNING,
+	RULES_SEV_PASS,
+};
+
+/* Where and why a file failed to load (or a warning, or a passed example). */
 struct rules_error {
 	char file[256];
 	int line, column;	/* 1-based */
 	char msg[256];		/* what was expected / what is wrong */
+	char text[256];		/* the source line, blanks for tabs and '?' for
+				 * control bytes (so column - 1 blanks put a caret
+				 * under the place); "" when there is no place */
+	enum rules_severity severity;
+	bool example;		/* a match/not_match example's result */
 };
+
+/* A load reports at most this many errors of a file (then stops). */
+#define RULES_MAX_ERRORS	20
 
 /* What decided a command. */
 struct rules_match {
@@ -72,6 +88,28 @@ int rules_set_path(struct rules *r, const char *path);
 int rules_load_file(struct rules *r, const char *path, struct rules_error *err);
 int rules_load_text(struct rules *r, const char *name, const char *text,
     size_t len, struct rules_error *err);
+
+/*
+ * Be told of every error and warning of each later load, in the order
+ * found, and of every match/not_match example that held (RULES_SEV_PASS).
+ * After an error a load goes on at the next statement (a line starting
+ * with a name in column 1), up to RULES_MAX_ERRORS errors, so one pass
+ * shows them all; the load fails all the same, and *err of
+ * rules_load_file/text holds the first.  Errors not at a place in a text
+ * (a file that cannot be read) are not reported here, only in *err.
+ * Warnings: a network_rule() shellesc ignores (shellesc-rules(5)).
+ * fn NULL: no reports (the default).
+ */
+typedef void rules_report_fn(void *arg, const struct rules_error *e);
+void rules_set_report(struct rules *r, rules_report_fn *fn, void *arg);
+
+/*
+ * Warn (through the report function) of rules that can never decide: a
+ * duplicate of another rule, or one shadowed by a rule that matches every
+ * command it matches and always wins over it (shellesc-rules(5), LINT).
+ * Returns how many were found.  Read-only but for the report.
+ */
+size_t rules_lint(const struct rules *r);
 
 /* How many prefix_rule() calls the set holds (0 for NULL). */
 size_t rules_count(const struct rules *r);
@@ -113,6 +151,10 @@ enum rules_decision rules_decide(const struct rules *r, const char *program,
  */
 struct rules_file {
 	const char *path;	/* absolute, symlinks resolved; or a bare name */
+	const char *written;	/* the program as the caller wrote it (execve's
+				 * path), or NULL: a relative path with '/' in it
+				 * also matches rules naming that very string, as
+				 * in Codex (never as a path: see by_path) */
 	bool known;		/* dev and ino are the file's */
 	dev_t dev;
 	ino_t ino;
@@ -124,6 +166,36 @@ struct rules_file {
 /* rules_decide() for a file; argv is the command's (argv[0] ignored). */
 enum rules_decision rules_decide_file(const struct rules *r,
     const struct rules_file *f, char *const *argv, struct rules_match *m);
+
+/* One rule that matches a command (rules_explain). */
+struct rules_hit {
+	const char *source;		/* "FILE:LINE" */
+	enum rules_decision decision;
+	const char *justification;	/* or NULL */
+	const char *head;		/* the pattern's program that matched: a
+					 * path, a name, "*" or the applet */
+	size_t nprefix;			/* how many of the command's tokens the
+					 * pattern matched (program included) */
+	size_t argi;			/* argv index of the first argument
+					 * matched (1, or the applet's) */
+	bool by_path;
+};
+
+/*
+ * Does a host_executable() for f's file name keep the rules written for
+ * that name from matching f (f is none of its paths)?  For explaining why
+ * a name's rules did not apply.  A bare name is never kept out.
+ */
+bool rules_host_excludes(const struct rules *r, const struct rules_file *f);
+
+/*
+ * Every rule that matches, as rules_decide_file() would weigh them (the
+ * deciding one among them), each once, in no particular order: fn is
+ * called for each; its strings belong to r.  Returns the decision.
+ */
+enum rules_decision rules_explain(const struct rules *r,
+    const struct rules_file *f, char *const *argv,
+    void (*fn)(void *arg, const struct rules_hit *h), void *arg);
 
 /*
  * Call fn for every absolute program path the rules name, with the

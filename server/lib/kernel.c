@@ -1,0 +1,472 @@
+/*
+ * kernel.c: the kernel layer.  The embedder installs a seccomp filter on
+ * the session's tree that returns SECCOMP_RET_USER_NOTIF for execve(2)
+ * and execveat(2), and hands the session the filter's listener
+ * (shellesc_session_kernel).  The loop thread receives each notification:
+ * the caller's thread is stopped in the system call.  It is let through
+ * unasked when it is the exec the embedder's own child makes first, when
+ * it runs the session's wrapper (which asks itself), or when it takes a
+ * ticket (server.h): the exec a client already had decided.  Any other is
+ * a request like a client's -- path, argv and envp read from the caller's
+ * memory (kernel-mem.c), its cwd, ids and root from /proc, the file
+ * opened by the server (target_inspect) -- decided by the same policy:
+ * run continues the system call (SECCOMP_USER_NOTIF_FLAG_CONTINUE), deny
+ * fails it with EACCES, and escalate is refused too (EACCES, its reason
+ * logged): the caller is a raw system call with nobody to hand its
+ * stdin/stdout/stderr over and wait for the result, and the path and argv
+ * it will execute are its own memory.  What CONTINUE guarantees and what
+ * it does not is in docs/security.md ("The kernel layer").
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "server.h"
+
+#define KERNEL_NOTIF_MAX	256	/* bytes for the kernel's struct seccomp_notif */
+#define KERNEL_STATUS_MAX	(1u << 20) /* /proc/TID/status, 65536 groups included */
+
+/* An ABI the session's code may call exec in, and how its calls look. */
+struct kernel_abi {
+	uint32_t arch;
+	int execve, execveat;
+	size_t psize;			/* its pointers */
+};
+
+static const struct kernel_abi kernel_abis[] = {
+#if defined(__x86_64__) && !defined(__ILP32__)
+	{ AUDIT_ARCH_X86_64, 59, 322, 8 },
+	{ AUDIT_ARCH_I386, 11, 358, 4 },
+#elif defined(__aarch64__)
+	{ AUDIT_ARCH_AARCH64, 221, 281, 8 },
+	{ AUDIT_ARCH_ARM, 11, 387, 4 },
+#endif
+};
+#define KERNEL_NABIS	(sizeof(kernel_abis) / sizeof(kernel_abis[0]))
+
+/* Who the stopped thread is, as /proc/TID/status says. */
+struct kernel_who {
+	pid_t tgid, ppid;
+	uid_t uid;			/* effective, as SO_PEERCRED gives */
+	gid_t gid;
+	gid_t *groups;
+	size_t ngroups;
+};
+
+void
+kernel_init(struct kernel *k)
+{
+	memset(k, 0, sizeof(*k));
+	atomic_init(&k->fd, -1);
+}
+
+/* Answer notification id: continue it (err 0) or fail it with -err. */
+static void
+kernel_answer(struct kernel *k, uint64_t id, int err)
+{
+	struct seccomp_notif_resp r = { .id = id };
+
+	if (err == 0)
+		r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	else
+		r.error = -err;
+	/* ENOENT: the caller was killed meanwhile */
+	while (ioctl(atomic_load(&k->fd), SECCOMP_IOCTL_NOTIF_SEND, &r) != 0 && errno == EINTR)
+		;
+}
+
+/* The whole of a small /proc file, NUL-terminated; malloc'd or NULL. */
+static char *
+kernel_slurp(const char *path, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 4096;
+	char *b = NULL, *nb;
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	while (len + 1 < max && (nb = realloc(b, cap)) != NULL) {
+		b = nb;
+		if ((n = read(fd, b + len, cap - len - 1)) < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len + 1 == cap)
+			cap *= 2;
+	}
+	close(fd);
+	if (b)
+		b[len] = '\0';
+	return b;
+}
+
+static int
+kernel_groups(const char *line, struct kernel_who *w)
+{
+	char *end;
+	size_t n = 0;
+
+	for (const char *p = line; *p && *p != '\n'; p++)
+		n += *p == ' ' || *p == '\t';
+	if ((w->groups = calloc(n + 1, sizeof(gid_t))) == NULL)
+		return -ENOMEM;
+	for (;;) {
+		unsigned long g = strtoul(line, &end, 10);
+
+		if (end == line || *end == '\0')
+			return 0;
+		w->groups[w->ngroups++] = (gid_t)g;
+		line = end;
+		if (*line == '\n' || w->ngroups > n)
+			return 0;
+	}
+}
+
+static int
+kernel_status(pid_t tid, struct kernel_who *w)
+{
+	char path[64], *st, *p;
+	unsigned long ruid, euid, rgid, egid;
+	int r = -EIO, have = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
+	if ((st = kernel_slurp(path, KERNEL_STATUS_MAX)) == NULL)
+		return -errno;
+	for (p = st; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		long v;
+
+		if (sscanf(p, "Tgid: %ld", &v) == 1 && (have |= 1))
+			w->tgid = (pid_t)v;
+		else if (sscanf(p, "PPid: %ld", &v) == 1 && (have |= 2))
+			w->ppid = (pid_t)v;
+		else if (sscanf(p, "Uid: %lu %lu", &ruid, &euid) == 2 && (have |= 4))
+			w->uid = (uid_t)euid;
+		else if (sscanf(p, "Gid: %lu %lu", &rgid, &egid) == 2 && (have |= 8))
+			w->gid = (gid_t)egid;
+		else if (strncmp(p, "Groups:", 7) == 0 && kernel_groups(p + 7, w) == 0)
+			have |= 16;
+	}
+	if (have == 31)
+		r = 0;
+	free(st);
+	return r;
+}
+
+static const struct kernel_abi *
+kernel_abi(const struct seccomp_data *d)
+{
+	for (size_t i = 0; i < KERNEL_NABIS; i++)
+		if (kernel_abis[i].arch == d->arch &&
+		    ((int)d->nr == kernel_abis[i].execve || (int)d->nr == kernel_abis[i].execveat))
+			return &kernel_abis[i];
+	return NULL;
+}
+
+/*
+ * The file as the caller's kernel will look it up, for the walk:
+ * execveat's directory fd named through the caller's /proc/self/fd.
+ */
+static char *
+kernel_file(const struct seccomp_data *d, bool at, const char *path)
+{
+	int dirfd = (int)d->args[0];
+	char *f;
+
+	if (!at || path[0] == '/' || (dirfd == AT_FDCWD && path[0] != '\0'))
+		return strdup(path);
+	if (path[0] == '\0' && (d->args[4] & AT_EMPTY_PATH))
+		return asprintf(&f, "/proc/self/fd/%d", dirfd) < 0 ? NULL : f;
+	return asprintf(&f, "/proc/self/fd/%d/%s", dirfd, path) < 0 ? NULL : f;
+}
+
+/* Strings joined with their NULs into a NULL-terminated array. */
+static void
+kernel_split(char *s, size_t n, char **out)
+{
+	for (size_t i = 0; i < n; i++) {
+		out[i] = s;
+		s += strlen(s) + 1;
+	}
+	out[n] = NULL;
+}
+
+/* The request's exec as a client would have sent it (km's strings kept). */
+static int
+kernel_exec(struct msg_exec *ex, struct kmem_exec *km, char *file, pid_t tid)
+{
+	char link[64], cwd[PATH_MAX];
+	ssize_t n;
+	size_t flen = strlen(file) + 1, clen;
+
+	snprintf(link, sizeof(link), "/proc/%ld/cwd", (long)tid);
+	if ((n = readlink(link, cwd, sizeof(cwd) - 1)) < 0)
+		return -errno;
+	cwd[n] = '\0';
+	clen = (size_t)n + 1;
+	memset(ex, 0, sizeof(*ex));
+	ex->blob_ = malloc(flen + clen + km->argv_len + km->env_len);
+	ex->argv = calloc(km->argc + 1, sizeof(char *));
+	ex->env = calloc(km->envc + 1, sizeof(char *));
+	if (!ex->blob_ || !ex->argv || !ex->env)
+		return -ENOMEM;
+	ex->file = memcpy(ex->blob_, file, flen);
+	ex->cwd = memcpy(ex->blob_ + flen, cwd, clen);
+	if (km->argv_len)	/* argv, envp NULL: no strings, no buffer */
+		memcpy(ex->cwd + clen, km->argv, km->argv_len);
+	if (km->env_len)
+		memcpy(ex->cwd + clen + km->argv_len, km->env, km->env_len);
+	kernel_split(ex->cwd + clen, km->argc, ex->argv);
+	kernel_split(ex->cwd + clen + km->argv_len, km->envc, ex->env);
+	ex->argc = km->argc;
+	ex->envc = km->envc;
+	ex->pid = tid;
+	ex->flags = SHELLESC_ASKED_BY_KERNEL;
+	return 0;
+}
+
+/* The ticket this exec takes, if any: then it is used up. */
+static bool
+kernel_ticket_take(struct kernel *k, const struct shellesc_request *req,
+    const struct kmem_exec *km, pid_t ppid)
+{
+	const struct shellesc_target *t = &req->target.pub;
+
+	for (size_t i = 0; i < KERNEL_TICKETS && t->error == 0; i++) {
+		struct kticket *kt = &k->t[i];
+
+		if (kt->pid == 0 || kt->dev != t->dev || kt->ino != t->ino ||
+		    (kt->pid != req->pid && kt->pid != ppid) || kt->len != km->argv_len ||
+		    memcmp(kt->argv, km->argv, kt->len) != 0)
+			continue;
+		free(kt->argv);
+		memset(kt, 0, sizeof(*kt));
+		return true;
+	}
+	return false;
+}
+
+void
+kernel_ticket(struct loop *l, const struct shellesc_request *req)
+{
+	struct kernel *k = &l->kernel;
+	struct kticket *kt = &k->t[k->next++ % KERNEL_TICKETS];
+	size_t len = 0;
+	char *p;
+
+	if (atomic_load(&k->fd) < 0 || req->target.pub.error != 0)
+		return;
+	for (size_t i = 0; i < req->ex.argc; i++)
+		len += strlen(req->ex.argv[i]) + 1;
+	if (len > KERNEL_TICKET_ARGV || (p = malloc(len ? len : 1)) == NULL)
+		return;
+	free(kt->argv);
+	*kt = (struct kticket){ req->pid, req->target.pub.dev, req->target.pub.ino, p, len };
+	for (size_t i = 0; i < req->ex.argc; i++)
+		p = stpcpy(p, req->ex.argv[i]) + 1;
+}
+
+/* Let it through without a question? */
+static bool
+kernel_known(struct kernel *k, const struct shellesc_request *req,
+    const struct kmem_exec *km, pid_t ppid)
+{
+	const struct shellesc_target *t = &req->target.pub;
+
+	if (k->wrapper && t->error == 0 && t->dev == k->wdev && t->ino == k->wino &&
+	    !req->target.loader)
+		return true;		/* it asks for itself */
+	return kernel_ticket_take(k, req, km, ppid);
+}
+
+/* Ask the policy, as conn_take_exec does for a client's request. */
+static void
+kernel_ask(struct loop *l, struct shellesc_request *req)
+{
+	req->hub = l->hub;
+	req->id = ++l->next_id;
+	pthread_mutex_lock(&l->hub->mu);
+	l->hub->refs++;			/* the policy's reference */
+	pthread_mutex_unlock(&l->hub->mu);
+	loop_log(l, SHELLESC_LOG_DEBUG, "request %llu (kernel): %s", (unsigned long long)req->id,
+	    req->program);
+	hub_inline_begin(req);
+	l->cfg->policy(l->cfg->policy_arg, req);
+	hub_inline_end();
+	if (req->decided_inline)
+		kernel_on_decided(l, req);
+}
+
+/* The request for a stopped exec, its memory read through mem. */
+static int
+kernel_request(struct loop *l, const struct seccomp_notif *n, int mem,
+    struct kernel_who *w, struct kmem_exec *km, struct shellesc_request **out)
+{
+	const struct kernel_abi *abi = kernel_abi(&n->data);
+	bool at = (int)n->data.nr == abi->execveat;
+	const uint64_t *a = (const uint64_t *)n->data.args + (at ? 1 : 0);
+	struct msg_exec ex;
+	struct peer p;
+	char *file;
+	int r;
+
+	if ((r = kmem_read(mem, abi->psize, a[0], a[1], a[2], km)) != 0)
+		return r;
+	if (km->argc == 0)
+		return -EINVAL;
+	if ((file = kernel_file(&n->data, at, km->path)) == NULL)
+		return -ENOMEM;
+	r = kernel_exec(&ex, km, file, (pid_t)n->pid);
+	free(file);
+	if (r == 0)
+		r = peer_open_pid(&p, w->tgid, w->uid, w->gid, w->groups, w->ngroups);
+	else
+		msg_exec_free(&ex);
+	w->groups = NULL;		/* the peer's now */
+	if (r == 0)
+		r = request_from(&ex, &p, (const char *const *)l->s->roots, out);
+	peer_close(&p);
+	return r;
+}
+
+/* A notification: decide it, or answer it at once. */
+static void
+kernel_take(struct loop *l, const struct seccomp_notif *n)
+{
+	struct kernel *k = &l->kernel;
+	struct kernel_who w = { 0 };
+	struct kmem_exec km = { 0 };
+	struct shellesc_request *req = NULL;
+	char path[64];
+	int mem, r;
+
+	if (k->first != 0 && (pid_t)n->pid == k->first) {
+		k->first = 0;		/* the embedder's child execs what it chose */
+		kernel_answer(k, n->id, 0);
+		return;
+	}
+	if (kernel_abi(&n->data) == NULL) {
+		kernel_answer(k, n->id, EPERM);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)n->pid);
+	if ((mem = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		r = -errno;
+	else if (ioctl(atomic_load(&k->fd), SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
+		r = -ESRCH;		/* gone: that pid may be another's now */
+	else if ((r = kernel_status((pid_t)n->pid, &w)) == 0)
+		r = kernel_request(l, n, mem, &w, &km, &req);
+	if (mem >= 0)
+		close(mem);
+	free(w.groups);
+	if (r != 0) {
+		loop_log(l, SHELLESC_LOG_WARN, "exec of process %ld refused: cannot read it: %s",
+		    (long)n->pid, strerror(-r));
+		kernel_answer(k, n->id, EACCES);
+	} else if (kernel_known(k, req, &km, w.ppid))
+		kernel_answer(k, n->id, 0);
+	else {
+		req->kernel = true;
+		req->notif_id = n->id;
+		kmem_free(&km);
+		kernel_ask(l, req);	/* req is the policy's now */
+		return;
+	}
+	kmem_free(&km);
+	request_free(req);
+}
+
+void
+kernel_on_decided(struct loop *l, struct shellesc_request *req)
+{
+	int action = req->d.action;
+
+	loop_log(l, SHELLESC_LOG_DEBUG, "request %llu (kernel): decided %d",
+	    (unsigned long long)req->id, action);
+	if (action == SHELLESC_ESCALATE)
+		loop_log(l, SHELLESC_LOG_WARN, "request %llu: %s: escalation refused: the exec "
+		    "came from a raw system call, with no client to run it through",
+		    (unsigned long long)req->id, req->program);
+	if (atomic_load(&l->kernel.fd) >= 0)
+		kernel_answer(&l->kernel, req->notif_id, action == SHELLESC_RUN ? 0 : EACCES);
+	request_free(req);
+}
+
+void
+kernel_on_ready(struct loop *l)
+{
+	struct kernel *k = &l->kernel;
+	union {
+		struct seccomp_notif n;
+		char room[KERNEL_NOTIF_MAX];
+	} u;
+
+	if (!(k->events & EPOLLIN)) {
+		/* every process of the filter is gone: nothing will come */
+		epoll_ctl(l->epfd, EPOLL_CTL_DEL, atomic_load(&k->fd), NULL);
+		return;
+	}
+	memset(&u, 0, sizeof(u));
+	if (ioctl(atomic_load(&k->fd), SECCOMP_IOCTL_NOTIF_RECV, &u.n) != 0) {
+		if (errno != ENOENT && errno != EINTR)
+			loop_log(l, SHELLESC_LOG_WARN, "seccomp listener: %s", strerror(errno));
+		return;
+	}
+	kernel_take(l, &u.n);
+}
+
+void
+kernel_stop(struct loop *l)
+{
+	struct kernel *k = &l->kernel;
+	int fd = atomic_exchange(&k->fd, -1);
+
+	if (fd >= 0)
+		close(fd);	/* execs still stopped fail (ENOSYS), later ones too */
+	for (size_t i = 0; i < KERNEL_TICKETS; i++)
+		free(k->t[i].argv);
+	memset(k->t, 0, sizeof(k->t));
+}
+
+int
+shellesc_session_kernel(struct shellesc_session *s, int listener, pid_t first)
+{
+	struct kernel *k = &s->loop.kernel;
+	struct seccomp_notif_sizes sz;
+	struct stat st;
+	int r;
+
+	if (KERNEL_NABIS == 0)
+		r = -ENOSYS;
+	else if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) != 0)
+		r = -errno;
+	else if (sz.seccomp_notif > KERNEL_NOTIF_MAX || atomic_load(&k->fd) >= 0)
+		r = sz.seccomp_notif > KERNEL_NOTIF_MAX ? -ENOSYS : -EBUSY;
+	else {
+		k->first = first;
+		if ((k->wrapper = stat(s->cfg.wrapper_path, &st) == 0)) {
+			k->wdev = st.st_dev;
+			k->wino = st.st_ino;
+		}
+		k->w = (struct watch){ WATCH_KERNEL, &s->loop };
+		atomic_store(&k->fd, listener);
+		if ((r = loop_watch(&s->loop, listener, &k->w, EPOLL_CTL_ADD)) == 0)
+			return 0;
+		atomic_store(&k->fd, -1);
+	}
+	close(listener);
+	return r;
+}
