@@ -84,7 +84,7 @@ static const struct broken brokens[] = {
 	{ "true", "the approver's answer is not JSON" },
 	{ "echo '{\"verdict\": \"escalate\"}'", "the approver's answer has no \"decision\" string" },
 	{ "echo '{\"decision\": \"maybe\"}'", "the approver answered an unknown decision 'maybe'" },
-	{ "/nonexistent/approver", "the approver exited with status 127" },
+	{ "exec /nonexistent/approver", "the approver exited with status 127" },
 };
 
 ParameterizedTestParameters(cli_prompt, approver_broken)
@@ -178,7 +178,8 @@ Test(cli_prompt, tty_yes)
 	cr_assert_not_null(strstr(r.out, "  pid:     "), "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "t.rules:1: touching needs a yes\r\n"), "%s", r.out);
 	/* a prompt rule would outweigh an added escalate rule: no always */
-	cr_assert_not_null(strstr(r.out, "Allow it? [y]es, [n]o (30 s): "), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "Allow it? [y]es escalate, [r]un here, [n]o (30 s): "),
+	    "%s", r.out);
 	cr_assert(tc_exists(&t, "made"));
 }
 
@@ -194,7 +195,7 @@ Test(cli_prompt, tty_no)
 Test(cli_prompt, tty_asks_again)
 {
 	cr_assert_eq(on_pty((const char *[]){ "perhaps", "yes", NULL }, "30", TOUCH), 2);
-	cr_assert_not_null(strstr(r.out, "shellesc: please answer y or n\r\nAllow it?"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "shellesc: please answer y, r or n\r\nAllow it?"), "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "touch: 0\r\n"), "%s", r.out);
 }
 

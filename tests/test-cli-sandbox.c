@@ -68,7 +68,7 @@ Test(cli_sandbox, escalate_escapes_the_sandbox)
 	cr_assert(tc_exists(&t, "made"));
 }
 
-/* --writable replaces the defaults (the cwd, a private TMPDIR). */
+/* --writable replaces the default of the cwd (the private TMPDIR stays). */
 Test(cli_sandbox, writable_replaces_the_defaults)
 {
 	char script[1024];
@@ -81,6 +81,16 @@ Test(cli_sandbox, writable_replaces_the_defaults)
 	cr_assert_str_eq(r.out, "outside: 0\ncwd: 1\n", "%s", r.err);
 	cr_assert(outside_has("ok"));
 	cr_assert(!tc_exists(&t, "made"));
+}
+
+/* With -w, the private TMPDIR is still set and writable. */
+Test(cli_sandbox, writable_keeps_the_private_tmpdir)
+{
+	need_landlock(1);
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "-s", "landlock", "-w", (char *)outside,
+	    "--", "bash", "-c", "case $TMPDIR in */shellesc.*) echo private;; esac; "
+	    "f=$(mktemp) && echo made"));
+	cr_assert_str_eq(r.out, "private\nmade\n", "%s", r.err);
 }
 
 Test(cli_sandbox, writable_must_exist)
@@ -124,6 +134,27 @@ Test(cli_sandbox, no_network)
 	close(fd);
 }
 
+/* --no-network refuses UDP too (the seccomp filter: Landlock has no UDP
+ * rules); local sockets still work. */
+Test(cli_sandbox, no_network_blocks_udp)
+{
+	const char *script = "exec 3<>/dev/udp/127.0.0.1/9 && echo udp; "
+	    "exec 4<>/dev/udp6/::1/9 2>/dev/null && echo udp6; "
+	    "python3 -c 'import socket; socket.socket(socket.AF_UNIX); print(\"unix\")'";
+
+	need_landlock(4);
+	if (access("/usr/bin/python3", X_OK) != 0)
+		cr_skip_test("needs /usr/bin/python3 for an AF_UNIX socket");
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "-s", "landlock", "--", "bash",
+	    "-c", (char *)script));
+	cr_assert_not_null(strstr(r.out, "udp\n"), "%s", r.err);
+	tc_res_free(&r);
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "-s", "landlock", "--no-network",
+	    "--", "bash", "-c", (char *)script));
+	cr_assert_str_eq(r.out, "unix\n", "%s", r.err);
+	cr_assert_not_null(strstr(r.err, "socket: Permission denied"), "%s", r.err);
+}
+
 /* exec confines its shell the same way (it runs through shellesc). */
 Test(cli_sandbox, exec_is_sandboxed_too)
 {
@@ -137,7 +168,7 @@ Test(cli_sandbox, exec_is_sandboxed_too)
 	snprintf(cmd, sizeof(cmd), TC_GATE "G touch %s/escalated && G touch %s/in-place",
 	    outside, outside);
 	tc_run(&t, &r, NULL, TS_V("exec", "-p", "t.rules", "--mode", "wrapper", "--no-login",
-	    "-s", "landlock", "-c", cmd));
+	    "--output", "split", "-s", "landlock", "-c", cmd));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	j = tc_json(&t, r.out);
 	cr_assert_eq(json_integer_value(json_object_get(j, "exit_code")), 1, "%s", r.out);

@@ -35,7 +35,7 @@ static const struct syntax_error syntax_errors[] = {
 	{ "prefix_rule(decision = \"run\")", 1, 1, "missing argument pattern" },
 	{ "prefix_rule(pattern=[\"a\"], bogus=\"1\")", 1, 28,
 	    "prefix_rule() has no argument 'bogus' (expected pattern, decision, "
-	    "match, not_match, justification or target)" },
+	    "match, not_match, justification, target or exact)" },
 	{ "prefix_rule([\"a\"], \"run\", pattern=[\"b\"])", 1, 27,
 	    "argument pattern given more than once" },
 	{ "prefix_rule(pattern=[\"a\"], pattern=[\"b\"])", 1, 28,

@@ -351,3 +351,25 @@ Test(rules_file, a_hundred_thousand_rules)
 	free(path);
 	tr_rmtree(dir);
 }
+
+/* exact=True: the pattern's own length only; appended as such. */
+Test(rules_file, exact_rule_matches_its_length_only)
+{
+	char *dir = tr_tmpdir(), *path = tr_path(dir, "r.rules");
+	char *const cmd[] = { "/usr/bin/uname", "-s", NULL }, *const longer[] = {
+	    "/usr/bin/uname", "-s", "-r", NULL }, *const bare[] = { "/usr/bin/uname", NULL };
+	struct rules *r;
+
+	cr_assert_eq(rules_append_rule(path, cmd, 2, RULES_ESCALATE, RULES_APPEND_EXACT, NULL), 0);
+	r = file_load(path);
+	cr_expect_eq(rules_decide(r, cmd[0], cmd, 0, NULL), RULES_ESCALATE);
+	cr_expect_eq(rules_decide(r, cmd[0], longer, 0, NULL), RULES_NONE);
+	cr_expect_eq(rules_decide(r, cmd[0], bare, 0, NULL), RULES_NONE);
+	rules_free(r);
+	r = rules_new();
+	cr_expect_neq(rules_load_text(r, "x", "prefix_rule(pattern=[\"a\"], exact=\"yes\")", 40,
+	    NULL), 0);
+	rules_free(r);
+	free(path);
+	tr_rmtree(dir);
+}

@@ -469,7 +469,7 @@ Test(trust_ident, no_exec_writable_in_exec)
 		skip("needs Landlock; this kernel has none");
 	tc_file(&t, "t.rules", "");
 	tc_run(&t, &r, NULL, TS_V("exec", "-p", "t.rules", "--mode", "wrapper", "--no-login",
-	    "-s", "landlock", "--no-exec-writable", "-c",
+	    "--output", "split", "-s", "landlock", "--no-exec-writable", "-c",
 	    TC_GATE "cp /usr/bin/true t && G ./t; echo \"copy $?\"; G /usr/bin/true; echo \"true $?\""));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	j = tc_json(&t, r.out);

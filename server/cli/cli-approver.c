@@ -3,7 +3,10 @@
  *
  * Per prompt, /bin/sh -c CMD runs in its own process group with the
  * request as one JSON object on stdin, and answers one JSON object on
- * stdout: {"decision": "run"|"escalate"|"deny", "reason": "..."}.  Anything
+ * stdout: {"decision": "run"|"escalate"|"deny", "reason": "...", "always":
+ * "exact"|"prefix"}, with Codex's "allow" for escalate and "forbidden" for
+ * deny; "always" (optional, with escalate only, and only when the request
+ * says "always_offered": true) adds the rule a person's a or p would.  Anything
  * else -- a crash, a non-zero exit, bad JSON, no answer in time -- is a
  * deny whose reason says which.  Its whole process group is killed once
  * it has answered or failed, so nothing it started outlives the question;
@@ -18,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/pidfd.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -155,38 +160,75 @@ cli_ap_end(struct cli_ap *ap)
 	free(ap->req);
 }
 
-/* The answer: {"decision": "run"|"escalate"|"deny", "reason": "..."}. */
+/* "exact" or "prefix" (or absent) into *always; 0, or -1 after the deny. */
 static int
-cli_ap_parse(struct cli_ap *ap, struct cli_verdict *v, enum shellesc_action *a)
+cli_ap_always(struct cli *c, json_t *j, enum shellesc_action a, struct cli_verdict *v,
+    enum cli_always *always)
 {
-	static const char *const names[] = { "run", "escalate", "deny" };
+	json_t *w = json_object_get(j, "always");
+	const char *s = json_string_value(w);
+
+	if (w == NULL)
+		return 0;
+	if (s == NULL || (strcmp(s, "exact") != 0 && strcmp(s, "prefix") != 0))
+		return cli_verdict_deny(v, "error", "the approver's \"always\" is not "
+		    "\"exact\" or \"prefix\"");
+	if (a != SHELLESC_ESCALATE || !cli_prompt_always_ok(c, v))
+		return cli_verdict_deny(v, "error", "the approver answered \"always\" where it "
+		    "is not offered (escalate only, and \"always_offered\")");
+	*always = strcmp(s, "exact") == 0 ? CLI_ALWAYS_EXACT : CLI_ALWAYS_PREFIX;
+	return 0;
+}
+
+/* A decision's name, ours or Codex's, as an action; -1: none. */
+static int
+cli_ap_decision(const char *d, const char **name)
+{
+	static const struct { const char *name; enum shellesc_action a; } names[] = {
+		{ "run", SHELLESC_RUN }, { "escalate", SHELLESC_ESCALATE },
+		{ "deny", SHELLESC_DENY }, { "allow", SHELLESC_ESCALATE },
+		{ "forbidden", SHELLESC_DENY },
+	};
+
+	for (size_t i = 0; d && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(d, names[i].name) == 0) {
+			*name = names[i].name;
+			return (int)names[i].a;
+		}
+	return -1;
+}
+
+/* The answer, as the comment at the top says. */
+static int
+cli_ap_parse(struct cli *c, struct cli_ap *ap, struct cli_verdict *v,
+    enum shellesc_action *a, enum cli_always *always)
+{
 	json_error_t err;
 	json_t *j = json_loadb(ap->ans, ap->anslen, 0, &err);
 	const char *d = json_string_value(json_object_get(j, "decision"));
-	const char *why = json_string_value(json_object_get(j, "reason"));
-	int r = -1;
+	const char *why = json_string_value(json_object_get(j, "reason")), *name = NULL;
+	int k = cli_ap_decision(d, &name), r = -1;
 
 	if (j == NULL)
 		cli_verdict_deny(v, "error", "the approver's answer is not JSON: %s", err.text);
 	else if (d == NULL)
 		cli_verdict_deny(v, "error", "the approver's answer has no \"decision\" string");
-	for (int i = 0; d && r < 0 && i < 3; i++)
-		if (strcmp(d, names[i]) == 0) {
-			*a = (enum shellesc_action)i;	/* SHELLESC_RUN, _ESCALATE, _DENY */
-			v->answer = names[i];
-			r = 0;
-		}
-	if (d && r < 0)
-		cli_verdict_deny(v, "error", "the approver answered an unknown decision '%.64s'", d);
-	else if (r == 0 && *a == SHELLESC_DENY)
-		cli_verdict_deny(v, "deny", "%s", why && *why ? why : "denied by the approver");
+	else if (k < 0)
+		cli_verdict_deny(v, "error", "the approver answered an unknown decision '%.64s' "
+		    "(expected run, escalate or allow, deny or forbidden)", d);
+	else if ((r = cli_ap_always(c, j, (enum shellesc_action)k, v, always)) == 0) {
+		*a = (enum shellesc_action)k;
+		v->answer = name;
+		if (*a == SHELLESC_DENY)
+			cli_verdict_deny(v, name, "%s", why && *why ? why : "denied by the approver");
+	}
 	json_decref(j);
 	return r;
 }
 
 static int
 cli_ap_result(struct cli *c, struct cli_ap *ap, enum cli_wait got,
-    struct cli_verdict *v, enum shellesc_action *a)
+    struct cli_verdict *v, enum shellesc_action *a, enum cli_always *always)
 {
 	switch (got) {
 	case CLI_WAIT_TIMEOUT:
@@ -208,12 +250,12 @@ cli_ap_result(struct cli *c, struct cli_ap *ap, enum cli_wait got,
 	if (WEXITSTATUS(ap->status) != 0)
 		return cli_verdict_deny(v, "crash", "the approver exited with status %d",
 		    WEXITSTATUS(ap->status));
-	return cli_ap_parse(ap, v, a);
+	return cli_ap_parse(c, ap, v, a, always);
 }
 
 int
 cli_approver_ask(struct cli *c, struct shellesc_request *req,
-    struct cli_verdict *v, int wake, enum shellesc_action *a)
+    struct cli_verdict *v, int wake, enum shellesc_action *a, enum cli_always *always)
 {
 	struct cli_ap *ap = calloc(1, sizeof(*ap));
 	json_t *j = cli_json_request(req, v);
@@ -227,14 +269,67 @@ cli_approver_ask(struct cli *c, struct shellesc_request *req,
 	}
 	ap->in = ap->out = ap->pidfd = -1;
 	json_object_set_new(j, "timeout", json_integer(c->o.prompt_timeout));
+	json_object_set_new(j, "always_offered", json_boolean(cli_prompt_always_ok(c, v)));
 	ap->req = cli_json_line(j);
 	ap->reqlen = ap->req ? strlen(ap->req) : 0;
 	ap->deadline = cli_prompt_deadline(c);
 	if (ap->req == NULL || cli_ap_spawn(c, ap) != 0)
 		r = cli_verdict_deny(v, "error", "cannot start the approver: %s", strerror(errno));
 	else
-		r = cli_ap_result(c, ap, cli_ap_io(ap, wake), v, a);
+		r = cli_ap_result(c, ap, cli_ap_io(ap, wake), v, a, always);
 	cli_ap_end(ap);
 	free(ap);
 	return r;
+}
+
+/* Words /bin/sh runs without a file: the approver's first word may be one. */
+static bool
+cli_ap_builtin(const char *w)
+{
+	static const char *const builtins[] = { ":", ".", "cd", "command", "echo", "eval",
+	    "exec", "exit", "export", "false", "printf", "read", "set", "test", "[",
+	    "true", "type", "ulimit", "umask", "unset", "wait", "if", "for", "while",
+	    "case", "until", "{", "!", "kill", "trap", "pwd", "readonly", "times",
+	    "getopts", "hash", "alias", "local", "return", "shift", "break", "continue",
+	    NULL };
+
+	for (size_t i = 0; builtins[i]; i++)
+		if (strcmp(w, builtins[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * At start: the program of --approver CMD (its first word) exists and can
+ * be executed, so a typo is found now, not at the first prompt.  A first
+ * word the shell would expand or assign (quotes, $, =, ...) or a builtin
+ * is left to the shell.
+ */
+int
+cli_approver_check(const char *cmd)
+{
+	size_t at = strspn(cmd, " \t\n"), len = strcspn(cmd + at, " \t\n;&|<>()");
+	char word[PATH_MAX], *found = NULL;
+	struct stat st;
+
+	if (len == 0 || len >= sizeof(word)) {
+		cli_warnx("--approver '%s': no program to run", cmd);
+		return -1;
+	}
+	memcpy(word, cmd + at, len);
+	word[len] = '\0';
+	if (strpbrk(word, "'\"\\$`=*?[~#{}") != NULL || cli_ap_builtin(word))
+		return 0;
+	if (strchr(word, '/') == NULL && (found = cli_path_search(word)) == NULL) {
+		cli_warnx("--approver: %s: not found in PATH", word);
+		return -1;
+	}
+	errno = 0;
+	if (found == NULL && (stat(word, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    access(word, X_OK) != 0)) {
+		cli_warnx("--approver: %s: %s", word, errno ? strerror(errno) : "not executable");
+		return -1;
+	}
+	free(found);
+	return 0;
 }

@@ -3,11 +3,17 @@
  * "decision" for every request, an "end" for every escalated command (the
  * same "id" ties them).  Lines are written whole under a mutex: decisions
  * come from the loop and prompt threads, ends from the loop thread.
+ *
+ * A line that cannot be written (--audit-fail): warn says so once and goes
+ * on, counting the lines lost (reported at the end); stop denies the
+ * request it was for and ends the session -- run's PROGRAM gets SIGTERM
+ * as if shellesc had, exec's shell is cancelled.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +28,7 @@ struct cli_audit {
 	pthread_mutex_t mu;
 	int fd;				/* -1: syslog */
 	bool close;
+	size_t lost;			/* lines that could not be written */
 };
 
 int
@@ -57,6 +64,8 @@ cli_audit_close(struct cli *c)
 
 	if (a == NULL)
 		return;
+	if (a->lost > 0)
+		cli_warnx("--audit %s: %zu events could not be written", c->o.audit, a->lost);
 	if (a->close)
 		close(a->fd);
 	else if (a->fd < 0)
@@ -82,43 +91,63 @@ cli_audit_head(const char *event)
 	return json_pack("{s:s, s:s}", "time", when, "event", event);
 }
 
+/* A line lost: said once; with stop, the session is ended. */
 static void
+cli_audit_failed(struct cli *c, int err)
+{
+	struct cli_audit *a = c->audit;
+
+	if (a->lost++ == 0)
+		cli_warnx("--audit %s: cannot write: %s; %s", c->o.audit, strerror(err),
+		    c->o.audit_stop ? "ending the session (--audit-fail stop)" :
+		    "going on without it (--audit-fail warn)");
+	if (!c->o.audit_stop)
+		return;
+	if (c->o.cmd == CLI_EXEC && c->s != NULL)
+		shellesc_session_cancel(c->s);
+	else if (c->o.cmd == CLI_RUN)
+		kill(getpid(), SIGTERM);	/* passed on to PROGRAM (cli-run.c) */
+}
+
+/* 0, or -1 when the line was lost (a message said so). */
+static int
 cli_audit_write(struct cli *c, json_t *j, int prio)
 {
 	struct cli_audit *a = c->audit;
 	char *line = cli_json_line(j);
 	size_t len = line ? strlen(line) : 0, off = 0;
+	int r = 0;
 
-	if (line == NULL) {
-		cli_warnx("cannot write an audit event: out of memory");
-		return;
-	}
 	pthread_mutex_lock(&a->mu);
-	if (a->fd < 0)
+	if (line == NULL)
+		cli_audit_failed(c, ENOMEM);
+	else if (a->fd < 0)
 		syslog(prio, "%.*s", (int)len - 1, line);
-	while (a->fd >= 0 && off < len) {
+	while (line && a->fd >= 0 && off < len && r == 0) {
 		ssize_t k = write(a->fd, line + off, len - off);
 
-		if (k < 0 && errno != EINTR) {
-			cli_warn("audit write");
-			break;
-		}
+		if (k < 0 && errno != EINTR)
+			r = -1;
 		off += k > 0 ? (size_t)k : 0;
 	}
+	if (r != 0)
+		cli_audit_failed(c, errno);
 	pthread_mutex_unlock(&a->mu);
 	free(line);
+	return line == NULL ? -1 : r;
 }
 
-void
+int
 cli_audit_decision(struct cli *c, const struct shellesc_request *req,
     const struct cli_verdict *v, enum shellesc_action act, const char *reason)
 {
 	json_t *j;
 
-	if (c->audit == NULL || (j = cli_audit_head("decision")) == NULL)
-		return;
-	json_object_update_new(j, cli_json_decision(req, v, act, reason));
-	cli_audit_write(c, j, act == SHELLESC_DENY ? LOG_NOTICE : LOG_INFO);
+	if (c->audit == NULL)
+		return 0;
+	if ((j = cli_audit_head("decision")) != NULL)
+		json_object_update_new(j, cli_json_decision(req, v, act, reason));
+	return cli_audit_write(c, j, act == SHELLESC_DENY ? LOG_NOTICE : LOG_INFO);
 }
 
 void
@@ -127,8 +156,12 @@ cli_audit_end(struct cli *c, const struct shellesc_request *req,
 {
 	json_t *j;
 
-	if (c->audit == NULL || (j = cli_audit_head("end")) == NULL)
+	if (c->audit == NULL)
 		return;
+	if ((j = cli_audit_head("end")) == NULL) {
+		cli_audit_write(c, NULL, LOG_INFO);	/* counted as lost */
+		return;
+	}
 	json_object_set_new(j, "id", json_integer((json_int_t)shellesc_request_id(req)));
 	json_object_set_new(j, "pid", json_integer(shellesc_request_pid(req)));
 	json_object_set_new(j, "program", cli_json_str(shellesc_request_program(req)));

@@ -1,8 +1,7 @@
 /*
  * cli-exec.c: shellesc exec -c COMMAND, one command string run in a
  * session by the library (shellesc_session_exec), printed as one JSON
- * object: {exit_code, signal, stdout, stderr, output, duration_ms,
- * timed_out}, output bytes encoded as cli-json.c describes.
+ * object (cli-exec-output.c).
  *
  * The library spawns the shell itself and offers no hook between its fork
  * and exec, so it is given this very program as the shell, with
@@ -68,23 +67,6 @@ cli_exec_sandbox_env(const char *shell, const struct cli_layer *layers, size_t n
 	memcpy(env, environ, k * sizeof(char *));
 	env[k] = *entry;
 	return env;
-}
-
-static void
-cli_exec_print(const struct shellesc_exec_result *res)
-{
-	json_t *j = json_pack("{s:i, s:i, s:o, s:o, s:o, s:I, s:b}",
-	    "exit_code", res->exit_code, "signal", res->signal,
-	    "stdout", cli_json_bytes(res->out, res->out_len),
-	    "stderr", cli_json_bytes(res->err, res->err_len),
-	    "output", cli_json_bytes(res->output, res->output_len),
-	    "duration_ms", (json_int_t)(res->duration * 1000 + 0.5),
-	    "timed_out", res->timed_out);
-	char *line = cli_json_line(j);
-
-	if (line)
-		fputs(line, stdout);
-	free(line);
 }
 
 /* This program's path, for the library to run as the confined shell. */
@@ -154,7 +136,7 @@ int
 cli_exec(struct cli *c)
 {
 	struct shellesc_exec_params p = { .command = c->o.command, .login = c->o.login,
-	    .timeout_ms = c->o.timeout * 1000 };
+	    .timeout_ms = c->o.timeout_ms, .max_output = c->o.max_output };
 	struct shellesc_exec_result res;
 	char *cwd = cli_exec_cwd(c);
 	int r = CLI_EXIT_FAIL;
@@ -164,12 +146,13 @@ cli_exec(struct cli *c)
 	/* the shell's directory is the one writable by default */
 	c->o.cwd = p.workdir = cwd;
 	c->program = p.shell = c->o.shell ? c->o.shell : "/bin/bash";
-	if (cli_setup(c) == 0 && cli_exec_run(c, &p, &res) == 0) {
-		cli_exec_print(&res);
+	if (cli_exec_out_start(c) == 0 && cli_setup(c) == 0 && cli_exec_run(c, &p, &res) == 0) {
+		if (cli_exec_out_print(c, &res) == 0 && fflush(stdout) == 0)
+			r = 0;
 		shellesc_exec_result_free(&res);
-		r = fflush(stdout) == 0 ? 0 : CLI_EXIT_FAIL;
 	}
 	cli_teardown(c);
+	cli_exec_out_free(c);
 	free(cwd);
 	return r;
 }
@@ -269,8 +252,11 @@ static int
 cli_exec_confine(const struct cli_sbx *x)
 {
 	struct cli_seccomp f;
+	bool no_network = false;
 
-	if (cli_seccomp_build(&f, false) != 0) {
+	for (size_t i = 0; i < x->n; i++)
+		no_network = no_network || x->layer[i].no_network;
+	if (cli_seccomp_build(&f, false) != 0 || (no_network && cli_seccomp_build_net(&f) != 0)) {
 		cli_warnx("cannot build the session's seccomp filter");
 		return -1;
 	}

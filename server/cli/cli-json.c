@@ -80,18 +80,21 @@ bad:
 }
 
 json_t *
-cli_json_bytes(const char *p, size_t n)
+cli_json_b64_object(const char *p, size_t n)
 {
-	json_t *j = json_stringn(p, n), *o;
-	char *b;
+	char *b = cli_json_b64((const unsigned char *)p, n);
+	json_t *o = b ? json_pack("{s:s}", "base64", b) : NULL;
 
-	if (j != NULL)
-		return j;
-	if ((b = cli_json_b64((const unsigned char *)p, n)) == NULL)
-		return NULL;
-	o = json_pack("{s:s}", "base64", b);
 	free(b);
 	return o;
+}
+
+json_t *
+cli_json_bytes(const char *p, size_t n)
+{
+	json_t *j = json_stringn(p, n);
+
+	return j ? j : cli_json_b64_object(p, n);
 }
 
 json_t *
@@ -216,10 +219,11 @@ cli_json_utf8(const unsigned char *p, size_t n)
 	return len;
 }
 
-/* Text for a reader that wants a string whatever the bytes (mcp's
- * output): each byte that does not start valid UTF-8 becomes U+FFFD. */
+/* Text for a reader that wants a string whatever the bytes (mcp's and
+ * exec's output): each byte that does not start valid UTF-8 becomes
+ * U+FFFD, and *replaced (if not NULL) says whether one did. */
 json_t *
-cli_json_lossy(const char *p, size_t n)
+cli_json_text(const char *p, size_t n, bool *replaced)
 {
 	char *out = malloc(n * 3 + 1), *q = out;
 	json_t *j;
@@ -229,12 +233,21 @@ cli_json_lossy(const char *p, size_t n)
 	for (size_t i = 0, k; i < n; i += k ? k : 1) {
 		if ((k = cli_json_utf8((const unsigned char *)p + i, n - i)) != 0)
 			q = mempcpy(q, p + i, k);
-		else
+		else {
 			q = mempcpy(q, "\xef\xbf\xbd", 3);
+			if (replaced)
+				*replaced = true;
+		}
 	}
 	j = json_stringn(out, (size_t)(q - out));
 	free(out);
 	return j;
+}
+
+json_t *
+cli_json_lossy(const char *p, size_t n)
+{
+	return cli_json_text(p, n, NULL);
 }
 
 char *

@@ -13,6 +13,7 @@
 
 /* Bytes: a string when they are valid UTF-8, else {"base64": "..."}. */
 json_t *cli_json_bytes(const char *p, size_t n);
+json_t *cli_json_b64_object(const char *p, size_t n);	/* {"base64": ...} always */
 json_t *cli_json_str(const char *s);		/* NULL s: null */
 json_t *cli_json_strv(char *const *v);
 char *cli_json_unbytes(const json_t *j);	/* NULL: not such a value */
@@ -23,6 +24,8 @@ json_t *cli_json_decision(const struct shellesc_request *req,
     const struct cli_verdict *v, enum shellesc_action a, const char *reason);
 /* Text whatever the bytes: each byte not starting valid UTF-8 as U+FFFD. */
 json_t *cli_json_lossy(const char *p, size_t n);
+/* The same, *replaced set to true when a byte was replaced. */
+json_t *cli_json_text(const char *p, size_t n, bool *replaced);
 char *cli_json_line(json_t *j);	/* compact, with a newline; consumes j */
 
 #endif /* SHELLESC_CLI_JSON_H */

@@ -54,7 +54,8 @@ cli_kernel_plan(struct cli *c, struct cli_seccomp *f, struct cli_seccomp *fb)
 		    "5.5): execs are caught by the preload and the wrapper only");
 		want = false;
 	}
-	if (cli_seccomp_build(f, want) != 0 || cli_seccomp_build(fb, false) != 0) {
+	if (cli_seccomp_build(f, want) != 0 || cli_seccomp_build(fb, false) != 0 ||
+	    (c->o.no_network && (cli_seccomp_build_net(f) != 0 || cli_seccomp_build_net(fb) != 0))) {
 		cli_warnx("cannot build the session's seccomp filter");
 		return -1;
 	}

@@ -16,74 +16,6 @@
 #include "cli.h"
 #include "proto.h"
 
-const char cli_usage_text[] =
-    "usage: shellesc run [OPTIONS] [--] PROGRAM [ARG...]\n"
-    "       shellesc check [-p FILE]... [--default DECISION] [--json] [--explain]\n"
-    "                      [--] ARGV...\n"
-    "       shellesc check -p FILE [-p FILE]...\n"
-    "       shellesc exec [OPTIONS] [--shell PATH] [--login|--no-login] [--timeout SEC]\n"
-    "                     [--cwd DIR] -c COMMAND\n"
-    "       shellesc mcp [OPTIONS] [--shell PATH] [--max-output BYTES]\n"
-    "       shellesc --version | --help\n"
-    "\n"
-    "Run PROGRAM (run) or one command string (exec) behind an approval gate at\n"
-    "execve(2): each program started in its process tree is decided by rules files\n"
-    "first: run in place, escalate (run by shellesc, outside the sandbox), deny, or\n"
-    "prompt.  check prints what the rules decide for ARGV (--explain: every\n"
-    "matching rule) and exits with it: 0 run, 1 escalate, 2 prompt, 3 deny, 125\n"
-    "error; a program not installed is decided by its name.  check -p FILE alone\n"
-    "runs the files' match/not_match examples (exit 0 if all hold).  mcp serves\n"
-    "the same as the MCP tool \"shell\" on stdin and stdout, for agents.\n"
-    "\n"
-    "Options of run, exec and mcp:\n"
-    "  -p, --policy FILE         load a rules file; repeatable.  Without it: every\n"
-    "                            *.rules file in $XDG_CONFIG_HOME/shellesc/rules\n"
-    "                            (default ~/.config/shellesc/rules), then in\n"
-    "                            " SHELLESC_SYSCONFDIR "/rules\n"
-    "  -m, --mode MODE           how execs are caught: preload, wrapper or both (both),\n"
-    "                            and kernel added with a comma (preload,kernel): run\n"
-    "                            decides every execve of the tree, static programs and\n"
-    "                            raw system calls too (seccomp, Linux 5.5); both\n"
-    "                            includes it in run where the kernel has it\n"
-    "  -s, --sandbox KIND        none or landlock (none)\n"
-    "  -w, --writable DIR        with landlock: a directory the sandboxed side may\n"
-    "                            write; repeatable (default: the current directory and\n"
-    "                            a private temporary directory, which TMPDIR names)\n"
-    "      --no-network          with landlock: no TCP connect or bind\n"
-    "      --no-exec-writable    with landlock: nothing beneath the writable\n"
-    "                            directories is executed in place, but the exact\n"
-    "                            paths rules name there\n"
-    "      --default DECISION    for commands no rule matches: run, escalate, deny or\n"
-    "                            prompt (run)\n"
-    "      --approver CMD        ask CMD (run with /bin/sh -c) instead of the terminal\n"
-    "                            for prompt decisions\n"
-    "      --prompt-timeout SEC  a prompt not answered in time is a deny (300)\n"
-    "  -a, --audit DEST          FILE, - (stderr) or syslog: one JSON object per line\n"
-    "                            per event\n"
-    "      --pass-env NAME       give escalated commands the caller's NAME too; by\n"
-    "                            default they get shellesc's own PATH, HOME, USER,\n"
-    "                            TMPDIR... and the caller's locale and terminal only;\n"
-    "                            repeatable\n"
-    "  -v, --verbose             report each decision; twice: debug messages too\n"
-    "Options of exec only:\n"
-    "      --shell PATH          the shell that runs COMMAND (/bin/bash)\n"
-    "      --login, --no-login   run it as SHELL -lc COMMAND (the default) or -c\n"
-    "      --timeout SEC         end the shell and its escalated commands after SEC\n"
-    "      --cwd DIR             where the shell starts (the current directory)\n"
-    "  -c COMMAND                the command string\n"
-    "exec prints one JSON object: exit_code, signal, stdout, stderr, output,\n"
-    "duration_ms, timed_out.\n"
-    "Options of mcp only (it also reads Codex's rules, $CODEX_HOME/rules/*.rules):\n"
-    "      --shell PATH          the shell that runs each command (/bin/bash)\n"
-    "      --max-output BYTES    output a result keeps, head and tail (64k)\n"
-    "\n"
-    "Environment: " SHELLESC_ENV_PROXY_PATH " and " CLI_ENV_PRELOAD
-    " override the installed\n"
-    "exec wrapper and preload library.\n"
-    "Exit status of run: PROGRAM's, 128+N if signal N killed it; 125 if shellesc\n"
-    "failed, 126 if PROGRAM could not be executed, 127 if it was not found.\n"
-    "See shellesc(1).\n";
-
 static void
 cli_vmsg(const char *fmt, va_list ap, const char *err)
 {
@@ -239,6 +171,8 @@ main(int argc, char **argv)
 		r = cli_check(&c);
 	else if (c.o.cmd == CLI_MCP)
 		r = cli_mcp(&c);
+	else if (c.o.cmd == CLI_AUDIT)
+		r = cli_log(&c);
 	else
 		r = cli_exec(&c);
 	cli_options_free(&c.o);

@@ -15,12 +15,15 @@
 enum {
 	OPT_NO_NETWORK = 256, OPT_DEFAULT, OPT_APPROVER, OPT_PROMPT_TIMEOUT,
 	OPT_JSON, OPT_EXPLAIN, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
-	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE, OPT_PASS_ENV,
+	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE, OPT_PASS_ENV, OPT_OUTPUT, OPT_BASE64,
+	OPT_AUDIT_FAIL, OPT_DECISION, OPT_PROGRAM, OPT_SINCE, OPT_UNTIL,
 };
 
-/* mcp --max-output: a result keeps this many bytes of output by default,
- * the first and last halves, within these bounds. */
-#define CLI_MAX_OUTPUT_DEFAULT	(64 * 1024)
+/* --max-output: a result keeps this many bytes of output by default (mcp's
+ * for a model's context, exec's for a harness), the first and last halves,
+ * within these bounds. */
+#define CLI_MAX_OUTPUT_MCP	(64 * 1024)
+#define CLI_MAX_OUTPUT_EXEC	(4 * 1024 * 1024)
 #define CLI_MAX_OUTPUT_MIN	256
 #define CLI_MAX_OUTPUT_MAX	(256 * 1024 * 1024)
 
@@ -35,6 +38,7 @@ enum {
 	{ "approver", required_argument, NULL, OPT_APPROVER }, \
 	{ "prompt-timeout", required_argument, NULL, OPT_PROMPT_TIMEOUT }, \
 	{ "audit", required_argument, NULL, 'a' }, \
+	{ "audit-fail", required_argument, NULL, OPT_AUDIT_FAIL }, \
 	{ "pass-env", required_argument, NULL, OPT_PASS_ENV }, \
 	{ "verbose", no_argument, NULL, 'v' }, \
 	{ "help", no_argument, NULL, 'h' }
@@ -47,6 +51,9 @@ static const struct option cli_exec_opts[] = {
 	{ "no-login", no_argument, NULL, OPT_NO_LOGIN },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "cwd", required_argument, NULL, OPT_CWD },
+	{ "max-output", required_argument, NULL, OPT_MAX_OUTPUT },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "base64", no_argument, NULL, OPT_BASE64 },
 	{ 0 }
 };
 static const struct option cli_mcp_opts[] = {
@@ -64,6 +71,15 @@ static const struct option cli_check_opts[] = {
 	{ 0 }
 };
 
+static const struct option cli_audit_opts[] = {
+	{ "decision", required_argument, NULL, OPT_DECISION },
+	{ "program", required_argument, NULL, OPT_PROGRAM },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
 /* '+': stop at PROGRAM, whose options are its own; ':': we report. */
 static const struct {
 	const char *name;
@@ -75,6 +91,8 @@ static const struct {
 	{ "check", CLI_CHECK, "+:p:h", cli_check_opts },
 	{ "exec", CLI_EXEC, "+:p:m:s:w:a:vc:h", cli_exec_opts },
 	{ "mcp", CLI_MCP, "+:p:m:s:w:a:vh", cli_mcp_opts },
+	{ "audit", CLI_AUDIT, "+:h", cli_audit_opts },
+	{ "log", CLI_AUDIT, "+:h", cli_audit_opts },
 };
 
 static const char *const cli_actions[] = { "run", "escalate", "deny" };
@@ -134,6 +152,22 @@ cli_seconds(const char *cmd, const char *opt, const char *arg, int *out)
 		return -1;
 	}
 	*out = (int)v;
+	return 0;
+}
+
+/* Seconds, fractions allowed (1.5), as milliseconds that fit an int. */
+static int
+cli_fseconds(const char *cmd, const char *opt, const char *arg, int *ms)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end != '\0' || !(v >= 0.001 && v <= INT_MAX / 1000)) {
+		cli_warnx("%s: %s '%s': expected seconds, 0.001 to %d (fractions allowed)",
+		    cmd, opt, arg, INT_MAX / 1000);
+		return -1;
+	}
+	*ms = (int)(v * 1000 + 0.5);
 	return 0;
 }
 
@@ -202,6 +236,8 @@ static int
 cli_opt_word(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 {
 	static const char *const sandboxes[] = { "none", "landlock", NULL };
+	static const char *const outputs[] = { "interleaved", "split", "both", NULL };
+	static const char *const fails[] = { "warn", "stop", NULL };
 	int i;
 
 	if (opt == 'm')
@@ -210,6 +246,20 @@ cli_opt_word(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 		if ((i = cli_word(cmd, "--sandbox", arg, sandboxes, "none or landlock")) < 0)
 			return -1;
 		o->sandbox = i;
+	} else if (opt == OPT_AUDIT_FAIL) {
+		if ((i = cli_word(cmd, "--audit-fail", arg, fails, "warn or stop")) < 0)
+			return -1;
+		o->audit_stop = i == 1;
+	} else if (opt == OPT_OUTPUT) {
+		if ((i = cli_word(cmd, "--output", arg, outputs, "interleaved, split or both")) < 0)
+			return -1;
+		o->output = i;
+	} else if (strcmp(arg, "allow") == 0 || strcmp(arg, "forbidden") == 0) {
+		/* Codex's names read as run and deny here: say which is meant */
+		cli_warnx("%s: --default '%s': expected run, escalate, deny or prompt "
+		    "('%s' is Codex's name for %s)", cmd, arg, arg,
+		    arg[0] == 'a' ? "escalate" : "deny");
+		return -1;
 	} else if (rules_decision_parse(arg, &o->dflt) != 0) {
 		cli_warnx("%s: --default '%s': expected run, escalate, deny or prompt", cmd, arg);
 		return -1;
@@ -228,6 +278,19 @@ cli_opt_name(const char *cmd, const char *arg, struct cli_strv *sv)
 	return cli_strv_add(sv, arg);
 }
 
+/* audit --decision: what the log calls a decision. */
+static int
+cli_opt_decision(struct cli_opts *o, const char *cmd, const char *arg)
+{
+	static const char *const decisions[] = { "run", "escalate", "deny", NULL };
+	int i = cli_word(cmd, "--decision", arg, decisions, "run, escalate or deny");
+
+	if (i < 0)
+		return -1;
+	o->log_decision = decisions[i];
+	return 0;
+}
+
 static int
 cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 {
@@ -238,12 +301,12 @@ cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 		return cli_opt_name(cmd, arg, &o->pass_env);
 	case 'w':
 		return cli_strv_add(&o->writable, arg);
-	case 'm': case 's': case OPT_DEFAULT:
+	case 'm': case 's': case OPT_DEFAULT: case OPT_OUTPUT: case OPT_AUDIT_FAIL:
 		return cli_opt_word(o, cmd, opt, arg);
 	case OPT_PROMPT_TIMEOUT:
 		return cli_seconds(cmd, "--prompt-timeout", arg, &o->prompt_timeout);
 	case OPT_TIMEOUT:
-		return cli_seconds(cmd, "--timeout", arg, &o->timeout);
+		return cli_fseconds(cmd, "--timeout", arg, &o->timeout_ms);
 	case OPT_MAX_OUTPUT:
 		return cli_bytes(cmd, "--max-output", arg, &o->max_output);
 	case OPT_NO_NETWORK: o->no_network = true; return 0;
@@ -252,12 +315,17 @@ cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 	case 'a': o->audit = arg; return 0;
 	case 'v': o->verbose++; return 0;
 	case OPT_JSON: o->json = true; return 0;
+	case OPT_BASE64: o->base64 = true; return 0;
 	case OPT_EXPLAIN: o->explain = true; return 0;
 	case OPT_SHELL: o->shell = arg; return 0;
 	case OPT_LOGIN: o->login = 1; return 0;
 	case OPT_NO_LOGIN: o->login = 0; return 0;
 	case OPT_CWD: o->cwd = arg; return 0;
 	case 'c': o->command = arg; return 0;
+	case OPT_DECISION: return cli_opt_decision(o, cmd, arg);
+	case OPT_PROGRAM: o->log_program = arg; return 0;
+	case OPT_SINCE: o->log_since = arg; return 0;
+	case OPT_UNTIL: o->log_until = arg; return 0;
 	}
 	return -1;
 }
@@ -297,6 +365,8 @@ cli_options_check(const struct cli_opts *o, const char *cmd)
 		cli_warnx("exec: -c COMMAND is required");
 	else if (o->cmd == CLI_EXEC && o->argc > 0)
 		cli_warnx("exec: unexpected argument '%s' (the command goes in -c)", o->argv[0]);
+	else if (o->cmd == CLI_AUDIT && o->argc != 1)
+		cli_warnx("audit: expected one FILE (- for stdin)");
 	else if (o->kernel == CLI_KERNEL_ON && o->cmd != CLI_RUN)
 		cli_warnx("%s: --mode kernel: only run has the kernel layer", cmd);
 	else if (o->cmd == CLI_MCP && o->argc > 0)
@@ -319,7 +389,7 @@ cli_options_cmd(struct cli_opts *o, int k, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, cli_cmds[k].shorts,
 	    cli_cmds[k].longs, NULL)) != -1) {
 		if (opt == 'h') {
-			fputs(cli_usage_text, stdout);
+			cli_usage(stdout, -1);
 			return 1;
 		}
 		if (opt == '?' || opt == ':') {
@@ -331,7 +401,27 @@ cli_options_cmd(struct cli_opts *o, int k, int argc, char **argv)
 	}
 	o->argv = argv + optind;
 	o->argc = argc - optind;
+	if (o->max_output == 0)
+		o->max_output = o->cmd == CLI_EXEC ? CLI_MAX_OUTPUT_EXEC : CLI_MAX_OUTPUT_MCP;
 	return cli_options_check(o, cmd);
+}
+
+/* shellesc help [COMMAND]: 1 once shown, -1 for an unknown COMMAND. */
+static int
+cli_options_help(int argc, char **argv)
+{
+	if (argc == 0) {
+		cli_usage(stdout, -1);
+		return 1;
+	}
+	for (size_t k = 0; argc == 1 && k < sizeof(cli_cmds) / sizeof(cli_cmds[0]); k++)
+		if (strcmp(argv[0], cli_cmds[k].name) == 0) {
+			cli_usage(stdout, (int)cli_cmds[k].cmd);
+			return 1;
+		}
+	cli_warnx("help: unknown command '%s': expected run, check, exec, mcp or audit",
+	    argv[0]);
+	return -1;
 }
 
 /* 0: a command to run; 1: --help or --version was answered; -1: error. */
@@ -343,15 +433,16 @@ cli_options(struct cli_opts *o, int argc, char **argv)
 	o->dflt = RULES_RUN;
 	o->prompt_timeout = 300;
 	o->login = 1;
-	o->max_output = CLI_MAX_OUTPUT_DEFAULT;
 	if (argc < 2) {
-		fputs(cli_usage_text, stderr);
+		cli_usage(stderr, -1);
 		return -1;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		fputs(cli_usage_text, stdout);
+		cli_usage(stdout, -1);
 		return 1;
 	}
+	if (strcmp(argv[1], "help") == 0)
+		return cli_options_help(argc - 2, argv + 2);
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("shellesc %s\n", PACKAGE_VERSION);
 		return 1;
@@ -359,7 +450,8 @@ cli_options(struct cli_opts *o, int argc, char **argv)
 	for (size_t k = 0; k < sizeof(cli_cmds) / sizeof(cli_cmds[0]); k++)
 		if (strcmp(argv[1], cli_cmds[k].name) == 0)
 			return cli_options_cmd(o, (int)k, argc - 1, argv + 1);
-	cli_warnx("unknown command '%s': expected run, check, exec or mcp (see shellesc --help)",
+	cli_warnx("unknown command '%s': expected run, check, exec, mcp, audit or help "
+	    "(see shellesc --help)",
 	    argv[1]);
 	return -1;
 }

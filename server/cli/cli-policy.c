@@ -110,12 +110,13 @@ static void
 cli_policy_report(struct cli *c, struct shellesc_request *req,
     const struct cli_verdict *v, enum shellesc_action a, const char *reason)
 {
+	int level = a == SHELLESC_RUN ? 2 : 1;	/* -v: what did not run in place */
 	char *cmd;
 
-	if (c->o.verbose < 1)
+	if (c->o.verbose < level)
 		return;
 	cmd = cli_show_argv(cli_request_program(req), cli_request_argv(req));
-	cli_debug(c, 1, "%s %s: %s%s%s%s%s", cli_action_name(a), cmd ? cmd : "?",
+	cli_debug(c, level, "%s %s: %s%s%s%s%s", cli_action_name(a), cmd ? cmd : "?",
 	    v->source ? v->source : "no rule matched", v->asked ? ", asked the " : "",
 	    v->asked ? v->asked : "", reason ? ": " : "", reason ? reason : "");
 	free(cmd);
@@ -168,15 +169,20 @@ cli_policy_answer(struct cli *c, struct shellesc_request *req,
 	}
 	a = cli_policy_kernel(req, v, a);
 	reason = a == SHELLESC_DENY ? cli_policy_reason(c, v) : NULL;
+	if (cli_audit_decision(c, req, v, a, reason) != 0 && c->o.audit_stop &&
+	    a != SHELLESC_DENY) {
+		a = SHELLESC_DENY;	/* nothing runs that the log cannot show */
+		reason = strdup("the audit log cannot be written (--audit-fail stop)");
+	}
 	if (a == SHELLESC_DENY)
 		cli_policy_kernel_say(req, reason);
 	d.action = a;
-
 	d.reason = reason;
-	cli_audit_decision(c, req, v, a, reason);
 	cli_policy_report(c, req, v, a, reason);
 	if (v->answered)
 		v->answered(v->answered_arg, req, v, a, reason);
+	if (c->exec_out)
+		cli_exec_out_decision(c, req, v, a, reason);
 	shellesc_request_decide(req, &d);
 	free(reason);
 	cli_verdict_free(v);

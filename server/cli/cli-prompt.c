@@ -119,12 +119,23 @@ cli_prompt_settled(struct cli *c, struct cli_prompt_item *it)
 	return true;
 }
 
+/* Rules combine by strictness: an added escalate rule could never outweigh
+ * a prompt rule that matches too, so always is only for no rule matched. */
+bool
+cli_prompt_always_ok(struct cli *c, const struct cli_verdict *v)
+{
+	bool ok;
+
+	cli_rules_always_file(c, &ok);
+	return v->rule == RULES_NONE && ok;
+}
+
 static void
 cli_prompt_one(struct cli *c, struct cli_prompt_item *it)
 {
 	struct shellesc_request *req = it->req;
 	enum shellesc_action a = SHELLESC_DENY;
-	bool always = false;
+	enum cli_always always = CLI_ALWAYS_NO;
 	int r;
 
 	if (shellesc_request_cancelled(req)) {
@@ -134,14 +145,14 @@ cli_prompt_one(struct cli *c, struct cli_prompt_item *it)
 	if (cli_prompt_settled(c, it))
 		return;
 	if (c->o.approver)
-		r = cli_approver_ask(c, req, &it->v, c->prompt->wake[0], &a);
+		r = cli_approver_ask(c, req, &it->v, c->prompt->wake[0], &a, &always);
 	else
 		r = cli_tty_ask(c, req, &it->v, c->prompt->wake[0], &a, &always);
 	if (r != 0)
 		a = SHELLESC_DENY;
 	/* a rule that cannot be written still lets this one command run */
-	if (always)
-		cli_rules_always(c, cli_request_program(req), cli_request_argv(req));
+	if (r == 0 && always != CLI_ALWAYS_NO)
+		cli_rules_always(c, cli_request_program(req), cli_request_argv(req), always);
 	cli_policy_answer(c, req, &it->v, a);
 }
 

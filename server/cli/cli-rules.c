@@ -1,6 +1,8 @@
 /*
  * cli-rules.c: which rules files are loaded, deciding from them, and the
- * rule an "always" answer adds.
+ * rule an "always" answer adds: to the user's default.rules, or with -p to
+ * the last file given, so that the files a session loads are still exactly
+ * those of its command line, this session's and the next one's.
  *
  * The loaded set sits behind a read-write lock: the loop thread decides
  * under the read lock while an "always" answer (prompt thread) appends to
@@ -184,6 +186,18 @@ cli_rules_trusted_path(const struct cli *c)
 	return out;
 }
 
+/* A -p file by its absolute path (as rule sources and "always" show it);
+ * one that does not resolve is kept as given, for the load to report. */
+static int
+cli_rules_add_abs(struct cli_strv *files, const char *f)
+{
+	char *abs = realpath(f, NULL);
+	int r = cli_strv_add(files, abs ? abs : f);
+
+	free(abs);
+	return r;
+}
+
 /* mcp is a drop-in for Codex's shell tool: Codex's rules come first. */
 static int
 cli_rules_mcp(struct cli_rules *cr)
@@ -205,17 +219,19 @@ cli_rules_open(struct cli *c)
 	if ((c->rules = cr) == NULL)
 		return cli_oom();
 	pthread_rwlock_init(&cr->lk, NULL);
-	if ((dir = cli_rules_userdir()) == NULL ||
-	    (cr->user = cli_rules_join(dir, "default.rules")) == NULL)
+	if ((dir = cli_rules_userdir()) == NULL)
 		goto out;
 	if (c->o.cmd == CLI_MCP && cli_rules_mcp(cr) != 0)
 		goto out;
 	if (c->o.policies.n > 0) {
 		for (size_t i = 0; i < c->o.policies.n; i++)
-			if (cli_strv_add(&cr->files, c->o.policies.v[i]) != 0)
+			if (cli_rules_add_abs(&cr->files, c->o.policies.v[i]) != 0)
 				goto out;
 	} else if (cli_rules_glob(&cr->files, dir) != 0 ||
 	    cli_rules_glob(&cr->files, SHELLESC_SYSCONFDIR "/rules") != 0)
+		goto out;
+	if ((cr->user = c->o.policies.n > 0 ? strdup(cr->files.v[cr->files.n - 1]) :
+	    cli_rules_join(dir, "default.rules")) == NULL)
 		goto out;
 	for (size_t i = 0; i < cr->files.n; i++)
 		cli_debug(c, 2, "rules file %s", cr->files.v[i]);
@@ -418,30 +434,50 @@ cli_rules_tokens(const char *program, char *const *argv, size_t *n)
 	return tokens;
 }
 
-/* "RULE (to FILE)": what "always" would add, for the question. */
-char *
-cli_rules_always_text(struct cli *c, const char *program, char *const *argv)
+/* The flags of the rule an "always" of this kind writes. */
+static unsigned
+cli_rules_always_flags(enum cli_always how)
 {
-	size_t n;
-	char **tokens = cli_rules_tokens(program, argv, &n), *rule, *text = NULL;
-
-	rule = tokens ? rules_format_prefix_rule(tokens, n, RULES_ESCALATE) : NULL;
-	if (rule && asprintf(&text, "%s (to %s)", rule, c->rules->user) < 0)
-		text = NULL;
-	free(rule);
-	free(tokens);
-	return text;
+	return how == CLI_ALWAYS_PREFIX ? 0 : RULES_APPEND_EXACT;
 }
 
-/* Escalate program argv[1...] from now on: a prefix_rule in the user's file. */
+/* The rule "always" of this kind would add (no file), malloc'd or NULL. */
+char *
+cli_rules_always_text(struct cli *c, const char *program, char *const *argv,
+    enum cli_always how)
+{
+	size_t n;
+	char **tokens = cli_rules_tokens(program, argv, &n), *rule;
+
+	(void)c;
+	rule = tokens ? rules_format_rule(tokens, n, RULES_ESCALATE,
+	    cli_rules_always_flags(how)) : NULL;
+	free(tokens);
+	return rule;
+}
+
+/* The file "always" appends to; *ok: it can be written (or made). */
+const char *
+cli_rules_always_file(struct cli *c, bool *ok)
+{
+	const char *f = c->rules->user;
+
+	*ok = access(f, W_OK) == 0 || (errno == ENOENT && c->o.policies.n == 0);
+	return f;
+}
+
+/* Escalate program argv[1...] from now on, exactly or as a prefix: a
+ * prefix_rule in the always file, which this session loads. */
 int
-cli_rules_always(struct cli *c, const char *program, char *const *argv)
+cli_rules_always(struct cli *c, const char *program, char *const *argv,
+    enum cli_always how)
 {
 	struct cli_rules *cr = c->rules;
 	struct rules_error err = { .msg = "out of memory" };
 	size_t n;
 	char **tokens = cli_rules_tokens(program, argv, &n);
-	int r = tokens ? rules_append_prefix_rule(cr->user, tokens, n, RULES_ESCALATE, &err) : -1;
+	int r = tokens ? rules_append_rule(cr->user, tokens, n, RULES_ESCALATE,
+	    cli_rules_always_flags(how), &err) : -1;
 
 	free(tokens);
 	if (r != 0) {

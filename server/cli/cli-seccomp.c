@@ -41,6 +41,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,25 +53,31 @@ struct cli_sc_arch {
 	uint32_t ioctl;			/* ioctl(2)'s number in it */
 	uint32_t execve, execveat;	/* theirs, for the kernel layer */
 	bool x32;			/* __X32_SYSCALL_BIT numbers: x32, refused */
+	uint32_t socket;		/* socket(2)'s number */
+	uint32_t socketcall;		/* socketcall(2)'s, or 0: none */
 };
+
+/* io_uring_setup(2), the same number in every ABI (its ops make sockets
+ * that no filter sees) */
+#define CLI_SC_IO_URING	425
 
 static const struct cli_sc_arch cli_sc_arches[] = {
 #if defined(__x86_64__) && !defined(__ILP32__)
-	{ AUDIT_ARCH_X86_64, __NR_ioctl, __NR_execve, __NR_execveat, true },
-	{ AUDIT_ARCH_I386, 54, 11, 358, false },
+	{ AUDIT_ARCH_X86_64, __NR_ioctl, __NR_execve, __NR_execveat, true, __NR_socket, 0 },
+	{ AUDIT_ARCH_I386, 54, 11, 358, false, 359, 102 },
 #elif defined(__i386__)
-	{ AUDIT_ARCH_I386, __NR_ioctl, __NR_execve, __NR_execveat, false },
+	{ AUDIT_ARCH_I386, __NR_ioctl, __NR_execve, __NR_execveat, false, 359, 102 },
 #elif defined(__aarch64__)
-	{ AUDIT_ARCH_AARCH64, __NR_ioctl, __NR_execve, __NR_execveat, false },
-	{ AUDIT_ARCH_ARM, 54, 11, 387, false },
+	{ AUDIT_ARCH_AARCH64, __NR_ioctl, __NR_execve, __NR_execveat, false, __NR_socket, 0 },
+	{ AUDIT_ARCH_ARM, 54, 11, 387, false, 281, 0 },
 #elif defined(__arm__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	{ AUDIT_ARCH_ARM, __NR_ioctl, __NR_execve, __NR_execveat, false },
+	{ AUDIT_ARCH_ARM, __NR_ioctl, __NR_execve, __NR_execveat, false, 281, 0 },
 #elif defined(__riscv) && __riscv_xlen == 64
-	{ AUDIT_ARCH_RISCV64, __NR_ioctl, __NR_execve, __NR_execveat, false },
+	{ AUDIT_ARCH_RISCV64, __NR_ioctl, __NR_execve, __NR_execveat, false, __NR_socket, 0 },
 #elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	{ AUDIT_ARCH_PPC64LE, __NR_ioctl, __NR_execve, __NR_execveat, false },
+	{ AUDIT_ARCH_PPC64LE, __NR_ioctl, __NR_execve, __NR_execveat, false, __NR_socket, __NR_socketcall },
 #elif defined(__s390x__)
-	{ AUDIT_ARCH_S390X, __NR_ioctl, __NR_execve, __NR_execveat, false },
+	{ AUDIT_ARCH_S390X, __NR_ioctl, __NR_execve, __NR_execveat, false, __NR_socket, __NR_socketcall },
 #else
 #error "cli-seccomp.c: add this architecture's AUDIT_ARCH and its other ABIs"
 #endif
@@ -91,8 +98,10 @@ _Static_assert(7 * CLI_SC_N(cli_sc_arches) + 2 + CLI_SC_N(cli_sc_denied) + 3 <= 
 #define CLI_SC_NR	offsetof(struct seccomp_data, nr)
 #define CLI_SC_ARCH	offsetof(struct seccomp_data, arch)
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define CLI_SC_ARG0_LO	offsetof(struct seccomp_data, args[0])
 #define CLI_SC_ARG1_LO	offsetof(struct seccomp_data, args[1])
 #else
+#define CLI_SC_ARG0_LO	(offsetof(struct seccomp_data, args[0]) + 4)
 #define CLI_SC_ARG1_LO	(offsetof(struct seccomp_data, args[1]) + 4)
 #endif
 #define CLI_SC_X32_BIT	0x40000000u
@@ -101,11 +110,15 @@ _Static_assert(7 * CLI_SC_N(cli_sc_arches) + 2 + CLI_SC_N(cli_sc_denied) + 3 <= 
  * A tiny assembler: a jump target is either a literal forward offset (>= 0)
  * or a label placed later (CLI_SC_TO(label)), resolved once all is emitted.
  */
-enum cli_sc_label { CLI_SC_IOCTL = 1, CLI_SC_ALLOW, CLI_SC_DENY, CLI_SC_NOTIFY, CLI_SC_NLABELS };
+enum cli_sc_label {
+	CLI_SC_IOCTL = 1, CLI_SC_ALLOW, CLI_SC_DENY, CLI_SC_NOTIFY, CLI_SC_SOCKET, CLI_SC_TYPE,
+	CLI_SC_NLABELS
+};
 #define CLI_SC_TO(label)	(-(int)(label))
 
 struct cli_sc_asm {
-	struct cli_seccomp *f;
+	struct sock_filter *code;	/* one of the filter's programs */
+	unsigned short *len;
 	uint8_t jt[CLI_SECCOMP_MAX], jf[CLI_SECCOMP_MAX];	/* labels, 0: none */
 	int at[CLI_SC_NLABELS];
 	bool full;
@@ -114,38 +127,38 @@ struct cli_sc_asm {
 static void
 cli_sc_emit(struct cli_sc_asm *a, uint16_t code, uint32_t k, int jt, int jf)
 {
-	unsigned short i = a->f->len;
+	unsigned short i = *a->len;
 
 	if (i == CLI_SECCOMP_MAX) {
 		a->full = true;
 		return;
 	}
-	a->f->code[i] = (struct sock_filter){ code, (uint8_t)(jt > 0 ? jt : 0),
+	a->code[i] = (struct sock_filter){ code, (uint8_t)(jt > 0 ? jt : 0),
 	    (uint8_t)(jf > 0 ? jf : 0), k };
 	a->jt[i] = (uint8_t)(jt < 0 ? -jt : 0);
 	a->jf[i] = (uint8_t)(jf < 0 ? -jf : 0);
-	a->f->len++;
+	(*a->len)++;
 }
 
 static void
 cli_sc_place(struct cli_sc_asm *a, enum cli_sc_label l)
 {
-	a->at[l] = a->f->len;
+	a->at[l] = *a->len;
 }
 
 /* Turn label jumps into the relative offsets BPF wants (forward only). */
 static int
 cli_sc_resolve(struct cli_sc_asm *a)
 {
-	for (int i = 0; i < a->f->len; i++) {
+	for (int i = 0; i < *a->len; i++) {
 		int t = a->at[a->jt[i]] - i - 1, e = a->at[a->jf[i]] - i - 1;
 
 		if ((a->jt[i] && (t < 0 || t > 255)) || (a->jf[i] && (e < 0 || e > 255)))
 			return -1;
 		if (a->jt[i])
-			a->f->code[i].jt = (uint8_t)t;
+			a->code[i].jt = (uint8_t)t;
 		if (a->jf[i])
-			a->f->code[i].jf = (uint8_t)e;
+			a->code[i].jf = (uint8_t)e;
 	}
 	return 0;
 }
@@ -175,10 +188,10 @@ cli_sc_arch(struct cli_sc_asm *a, const struct cli_sc_arch *arch, bool notify)
 int
 cli_seccomp_build(struct cli_seccomp *f, bool exec_notify)
 {
-	struct cli_sc_asm a = { .f = f };
+	struct cli_sc_asm a = { .code = f->code, .len = &f->len };
 	size_t i;
 
-	f->len = 0;
+	f->len = f->net_len = 0;
 	f->listener = exec_notify;
 	for (i = 0; i < CLI_SC_N(cli_sc_arches); i++)
 		cli_sc_arch(&a, &cli_sc_arches[i], exec_notify);
@@ -201,18 +214,22 @@ int
 cli_seccomp_enter(const struct cli_seccomp *f)
 {
 	struct sock_fprog prog = { .len = f->len, .filter = (struct sock_filter *)f->code };
+	struct sock_fprog net = { .len = f->net_len, .filter = (struct sock_filter *)f->net };
 	unsigned flags = f->listener ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
 	long r;
 
-	if ((r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog)) >= 0)
-		return (int)r;
-	if (errno != EACCES)
-		return -1;
-	/* Without CAP_SYS_ADMIN the kernel installs a filter only under
-	 * no_new_privs: set-id programs run in the session then keep the
-	 * caller's ids and capabilities (docs/security.md). */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-	    (r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog)) < 0)
+	if ((r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog)) < 0) {
+		if (errno != EACCES)
+			return -1;
+		/* Without CAP_SYS_ADMIN the kernel installs a filter only under
+		 * no_new_privs: set-id programs run in the session then keep the
+		 * caller's ids and capabilities (docs/security.md). */
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    (r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog)) < 0)
+			return -1;
+	}
+	/* --no-network's program; no_new_privs is set by now if need be */
+	if (f->net_len > 0 && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &net) != 0)
 		return -1;
 	return (int)r;
 }
@@ -223,4 +240,50 @@ cli_seccomp_notify_avail(void)
 	uint32_t action = SECCOMP_RET_USER_NOTIF;
 
 	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+}
+
+/*
+ * --no-network's part (Landlock denies TCP connect and bind): per ABI,
+ * socket(2) of AF_INET or AF_INET6 with any type but SOCK_STREAM (UDP,
+ * raw and ICMP sockets, SCTP) and of AF_PACKET is refused with EACCES, and
+ * so are socketcall(2) (its arguments are in memory, out of a filter's
+ * sight) and io_uring_setup(2) (its socket op is not a system call).
+ */
+static void
+cli_sc_net_arch(struct cli_sc_asm *a, const struct cli_sc_arch *arch)
+{
+	cli_sc_emit(a, CLI_SC_LD(CLI_SC_ARCH), 0, 0);
+	cli_sc_emit(a, CLI_SC_JEQ, arch->audit, 0, 3 + arch->x32 + (arch->socketcall != 0));
+	cli_sc_emit(a, CLI_SC_LD(CLI_SC_NR), 0, 0);
+	if (arch->x32)
+		cli_sc_emit(a, BPF_JMP | BPF_JGE | BPF_K, CLI_SC_X32_BIT, CLI_SC_TO(CLI_SC_DENY), 0);
+	cli_sc_emit(a, CLI_SC_JEQ, CLI_SC_IO_URING, CLI_SC_TO(CLI_SC_DENY), 0);
+	if (arch->socketcall)
+		cli_sc_emit(a, CLI_SC_JEQ, arch->socketcall, CLI_SC_TO(CLI_SC_DENY), 0);
+	cli_sc_emit(a, CLI_SC_JEQ, arch->socket, CLI_SC_TO(CLI_SC_SOCKET), CLI_SC_TO(CLI_SC_ALLOW));
+}
+
+int
+cli_seccomp_build_net(struct cli_seccomp *f)
+{
+	struct cli_sc_asm a = { .code = f->net, .len = &f->net_len };
+
+	f->net_len = 0;
+	for (size_t i = 0; i < CLI_SC_N(cli_sc_arches); i++)
+		cli_sc_net_arch(&a, &cli_sc_arches[i]);
+	cli_sc_emit(&a, CLI_SC_RET, SECCOMP_RET_ERRNO | EACCES, 0, 0);	/* an ABI not listed */
+	cli_sc_place(&a, CLI_SC_SOCKET);
+	cli_sc_emit(&a, CLI_SC_LD(CLI_SC_ARG0_LO), 0, 0);
+	cli_sc_emit(&a, CLI_SC_JEQ, AF_PACKET, CLI_SC_TO(CLI_SC_DENY), 0);
+	cli_sc_emit(&a, CLI_SC_JEQ, AF_INET, CLI_SC_TO(CLI_SC_TYPE), 0);
+	cli_sc_emit(&a, CLI_SC_JEQ, AF_INET6, CLI_SC_TO(CLI_SC_TYPE), CLI_SC_TO(CLI_SC_ALLOW));
+	cli_sc_place(&a, CLI_SC_TYPE);
+	cli_sc_emit(&a, CLI_SC_LD(CLI_SC_ARG1_LO), 0, 0);
+	cli_sc_emit(&a, BPF_ALU | BPF_AND | BPF_K, 0xf, 0, 0);	/* not SOCK_NONBLOCK, _CLOEXEC */
+	cli_sc_emit(&a, CLI_SC_JEQ, SOCK_STREAM, CLI_SC_TO(CLI_SC_ALLOW), CLI_SC_TO(CLI_SC_DENY));
+	cli_sc_place(&a, CLI_SC_ALLOW);
+	cli_sc_emit(&a, CLI_SC_RET, SECCOMP_RET_ALLOW, 0, 0);
+	cli_sc_place(&a, CLI_SC_DENY);
+	cli_sc_emit(&a, CLI_SC_RET, SECCOMP_RET_ERRNO | EACCES, 0, 0);
+	return a.full || cli_sc_resolve(&a) != 0 ? -1 : 0;
 }

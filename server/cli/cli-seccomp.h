@@ -19,11 +19,14 @@
 
 #define CLI_SECCOMP_MAX	64		/* instructions */
 
-/* A filter built before fork, so the child only has to install it. */
+/* A filter built before fork, so the child only has to install it; with
+ * --no-network a second program (net_len > 0) is installed after it. */
 struct cli_seccomp {
 	struct sock_filter code[CLI_SECCOMP_MAX];
 	unsigned short len;
 	bool listener;			/* the kernel layer: a listener comes with it */
+	struct sock_filter net[CLI_SECCOMP_MAX];	/* --no-network's program */
+	unsigned short net_len;				/* 0: none */
 };
 
 /* Build the session's filter into f: 0, or -1 if it does not fit (which
@@ -36,6 +39,11 @@ int cli_seccomp_build(struct cli_seccomp *f, bool exec_notify);
 /* Does the kernel have SECCOMP_RET_USER_NOTIF (Linux 5.0; CONTINUE, which
  * the layer needs too, came in 5.5)? */
 bool cli_seccomp_notify_avail(void);
+
+/* After cli_seccomp_build, for --no-network: add the program that refuses
+ * (EACCES) sockets of the internet families but TCP's, packet sockets,
+ * socketcall(2) and io_uring_setup(2) (cli-seccomp.c).  0 or -1, quietly. */
+int cli_seccomp_build_net(struct cli_seccomp *f);
 
 /*
  * In a child, before exec (async-signal-safe): install f.  Sets

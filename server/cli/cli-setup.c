@@ -59,36 +59,46 @@ cli_setup_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 	return 0;
 }
 
-/* The default writable directories: the current one (exec: --cwd) and a
- * private TMPDIR. */
+/* A private TMPDIR beneath $TMPDIR (or /tmp), writable in the sandbox
+ * whatever -w says: the outer one is not. */
 static int
-cli_setup_writable(struct cli *c)
+cli_setup_tmpdir(struct cli *c)
 {
 	const char *base = getenv("TMPDIR");
+
+	if (base && asprintf(&c->outer_tmpdir, "TMPDIR=%s", base) < 0)
+		return cli_oom();
+	if (asprintf(&c->tmpdir, "%s/shellesc.XXXXXX", base && *base ? base : "/tmp") < 0) {
+		c->tmpdir = NULL;
+		return cli_oom();
+	}
+	if (mkdtemp(c->tmpdir) == NULL) {
+		cli_warn("cannot make a private temporary directory %s", c->tmpdir);
+		free(c->tmpdir);
+		c->tmpdir = NULL;
+		return -1;
+	}
+	if (cli_strv_add(&c->o.writable, c->tmpdir) != 0)
+		return -1;
+	if (setenv("TMPDIR", c->tmpdir, 1) != 0) {
+		cli_warn("TMPDIR");
+		return -1;
+	}
+	return 0;
+}
+
+/* The current directory (exec: --cwd), writable when no -w is given. */
+static int
+cli_setup_cwd(struct cli *c)
+{
 	char *cwd = c->o.cwd ? strdup(c->o.cwd) : getcwd(NULL, 0);
-	int r = -1;
+	int r;
 
 	if (cwd == NULL) {
 		cli_warn("the current directory");
 		return -1;
 	}
-	if (base && asprintf(&c->outer_tmpdir, "TMPDIR=%s", base) < 0) {
-		cli_oom();
-		free(cwd);
-		return -1;
-	}
-	if (asprintf(&c->tmpdir, "%s/shellesc.XXXXXX", base && *base ? base : "/tmp") < 0) {
-		c->tmpdir = NULL;
-		cli_oom();
-	} else if (mkdtemp(c->tmpdir) == NULL) {
-		cli_warn("cannot make a private temporary directory %s", c->tmpdir);
-		free(c->tmpdir);
-		c->tmpdir = NULL;
-	} else if (cli_strv_add(&c->o.writable, cwd) == 0 &&
-	    cli_strv_add(&c->o.writable, c->tmpdir) == 0) {
-		if ((r = setenv("TMPDIR", c->tmpdir, 1)) != 0)
-			cli_warn("TMPDIR");
-	}
+	r = cli_strv_add(&c->o.writable, cwd);
 	free(cwd);
 	return r;
 }
@@ -103,13 +113,16 @@ cli_setup_wrapper(void)
 }
 
 /* The writable directories are known before the rules are loaded: names
- * are looked up only where the sandbox cannot write (cli-rules.c). */
+ * are looked up only where the sandbox cannot write (cli-rules.c): the -w
+ * directories, or the current one, and always a private TMPDIR. */
 static int
 cli_setup_roots(struct cli *c)
 {
-	if (c->o.sandbox != CLI_SANDBOX_LANDLOCK || c->o.writable.n > 0)
+	if (c->o.sandbox != CLI_SANDBOX_LANDLOCK)
 		return 0;
-	return cli_setup_writable(c);
+	if (c->o.writable.n == 0 && cli_setup_cwd(c) != 0)
+		return -1;
+	return cli_setup_tmpdir(c);
 }
 
 /*
@@ -234,6 +247,8 @@ cli_setup(struct cli *c)
 	/* An approver or terminal going away must be an error, not our death;
 	 * children get SIGPIPE back (cli-run.c, cli-approver.c, spawn.c). */
 	signal(SIGPIPE, SIG_IGN);
+	if (c->o.approver != NULL && cli_approver_check(c->o.approver) != 0)
+		return -1;
 	if (cli_setup_roots(c) != 0 || cli_rules_open(c) != 0 || cli_audit_open(c) != 0 ||
 	    cli_setup_sandbox(c) != 0 || cli_setup_env(c) != 0 || cli_prompt_start(c) != 0)
 		return -1;

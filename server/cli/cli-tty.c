@@ -2,11 +2,12 @@
  * cli-tty.c: asking a person on shellesc's controlling terminal, never on
  * the command's stdio (which may be a pipe, a file, or the very program
  * asking).  The question shows the command, its cwd, its pid and the rule;
- * the answer is yes (escalate once), no (deny) or, for a command no rule
- * matched, always (escalate and remember it in the user's rules file).
- *
- * Always is offered only there: rules combine by strictness, so an added
- * escalate rule could never outweigh a prompt rule that matches too.
+ * the answer is y (escalate once), r (run it here, in the sandbox), n
+ * (deny) or, for a command no rule matched, a (escalate this exact command
+ * from now on) or p (escalate it and any longer command it starts), each
+ * shown as the rule it adds and the file it goes to (cli-rules.c).
+ * Ctrl-C and Ctrl-D deny at once: while asking, they end the line (VEOL,
+ * VEOL2) instead of signalling or ending the input.
  */
 #include "config.h"
 
@@ -23,6 +24,14 @@
 
 #include "cli.h"
 
+#define CLI_TTY_INTR	'\003'	/* Ctrl-C */
+#define CLI_TTY_EOF	'\004'	/* Ctrl-D */
+
+/* The answers, in the order the prompt offers them. */
+enum cli_tty_ans {
+	CLI_TTY_NONE = -1, CLI_TTY_YES, CLI_TTY_RUN, CLI_TTY_NO, CLI_TTY_ALWAYS,
+	CLI_TTY_PREFIX, CLI_TTY_INTERRUPT,
+};
 
 struct cli_tty {
 	int fd;
@@ -51,8 +60,12 @@ cli_tty_take(struct cli_tty *t)
 	if (tcgetattr(t->fd, &t->saved) != 0)
 		return;
 	tio = t->saved;
-	tio.c_lflag |= ICANON | ECHO;
+	tio.c_lflag |= ICANON | ECHO | IEXTEN;
+	tio.c_lflag &= ~(tcflag_t)ISIG;
 	tio.c_iflag |= ICRNL;
+	tio.c_cc[VEOL] = CLI_TTY_INTR;
+	tio.c_cc[VEOL2] = CLI_TTY_EOF;
+	tio.c_cc[VEOF] = _POSIX_VDISABLE;
 	t->restore = tcsetattr(t->fd, TCSAFLUSH, &tio) == 0;
 }
 
@@ -65,27 +78,45 @@ cli_tty_give(struct cli_tty *t)
 		tcsetpgrp(t->fd, t->fg);
 }
 
-/* Which rule asked, or what "always" would add when none did. */
+/* "  LABEL [K] adds RULE\n", what one kind of always would add. */
+static void
+cli_tty_always(struct cli *c, struct cli_tty *t, struct shellesc_request *req,
+    enum cli_always how)
+{
+	char *rule = cli_rules_always_text(c, cli_request_program(req),
+	    cli_request_argv(req), how);
+	char *shown = rule ? cli_vis(rule) : NULL;
+
+	dprintf(t->fd, "  %s %s\n", how == CLI_ALWAYS_EXACT ? "always:  [a] adds" :
+	    "prefix:  [p] adds", shown ? shown : "?");
+	free(rule);
+	free(shown);
+}
+
+/* Which rule asked, or what "always" would add when none did, and where. */
 static void
 cli_tty_rule(struct cli *c, struct cli_tty *t, struct shellesc_request *req,
     const struct cli_verdict *v)
 {
-	char *src = v->source ? cli_vis(v->source) : NULL, *always = NULL, *shown = NULL;
+	char *src = v->source ? cli_vis(v->source) : NULL;
 	char *why = v->justification ? cli_vis(v->justification) : NULL;
+	bool ok;
+	char *file = cli_vis(cli_rules_always_file(c, &ok));
 
 	if (v->rule != RULES_NONE)
 		dprintf(t->fd, "  rule:    %s%s%s\n", src ? src : "?", why ? ": " : "",
 		    why ? why : "");
-	else if ((always = cli_rules_always_text(c, cli_request_program(req),
-	    cli_request_argv(req))) != NULL && (shown = cli_vis(always)) != NULL)
-		dprintf(t->fd, "  rule:    none matched (--default prompt)\n"
-		    "  always:  adds %s\n", shown);
 	else
 		dprintf(t->fd, "  rule:    none matched (--default prompt)\n");
+	if (v->rule == RULES_NONE && ok) {
+		cli_tty_always(c, t, req, CLI_ALWAYS_EXACT);
+		cli_tty_always(c, t, req, CLI_ALWAYS_PREFIX);
+		dprintf(t->fd, "  to:      %s (loaded by this session)\n", file ? file : "?");
+	} else if (v->rule == RULES_NONE)
+		dprintf(t->fd, "  always:  not offered: %s cannot be written\n", file ? file : "?");
 	free(src);
 	free(why);
-	free(always);
-	free(shown);
+	free(file);
 }
 
 static void
@@ -106,8 +137,8 @@ cli_tty_question(struct cli *c, struct cli_tty *t, struct shellesc_request *req,
 static void
 cli_tty_prompt(struct cli *c, struct cli_tty *t, bool always_ok)
 {
-	dprintf(t->fd, "Allow it? [y]es, [n]o%s (%d s): ", always_ok ? ", [a]lways" : "",
-	    c->o.prompt_timeout);
+	dprintf(t->fd, "Allow it? [y]es escalate, [r]un here, [n]o%s (%d s): ",
+	    always_ok ? ", [a]lways, [p]refix" : "", c->o.prompt_timeout);
 }
 
 /* One line into t->line (without its newline), within the deadline;
@@ -133,65 +164,96 @@ cli_tty_read(struct cli_tty *t, int wake)
 			return CLI_WAIT_ERROR;
 		n += (size_t)k;
 		t->line[n] = '\0';
-		if (memchr(t->line, '\n', n) || n == sizeof(t->line) - 1)
+		if (strpbrk(t->line, "\n\003\004") || n == sizeof(t->line) - 1)
 			break;
 	}
+	if (strpbrk(t->line, "\003\004") != NULL)
+		strlcpy(t->line, "\003", sizeof(t->line));
 	t->line[strcspn(t->line, "\r\n")] = '\0';
 	return CLI_WAIT_READY;
 }
 
-/* 1: y, 0: n (or nothing), 2: always; -1: none of those. */
-static int
+static enum cli_tty_ans
 cli_tty_answer(const char *s, bool always_ok)
 {
-	if (strcasecmp(s, "y") == 0 || strcasecmp(s, "yes") == 0)
-		return 1;
-	if (*s == '\0' || strcasecmp(s, "n") == 0 || strcasecmp(s, "no") == 0)
-		return 0;
-	if (always_ok && (strcasecmp(s, "a") == 0 || strcasecmp(s, "always") == 0))
-		return 2;
-	return -1;
+	static const char *const words[][2] = {
+		[CLI_TTY_YES] = { "y", "yes" }, [CLI_TTY_RUN] = { "r", "run" },
+		[CLI_TTY_NO] = { "n", "no" }, [CLI_TTY_ALWAYS] = { "a", "always" },
+		[CLI_TTY_PREFIX] = { "p", "prefix" }, [CLI_TTY_INTERRUPT] = { "\003", "\003" },
+	};
+
+	if (*s == '\0')
+		return CLI_TTY_NO;
+	for (int i = CLI_TTY_YES; i <= CLI_TTY_INTERRUPT; i++)
+		if ((strcasecmp(s, words[i][0]) == 0 || strcasecmp(s, words[i][1]) == 0) &&
+		    (always_ok || (i != CLI_TTY_ALWAYS && i != CLI_TTY_PREFIX)))
+			return i;
+	return CLI_TTY_NONE;
 }
 
+/* The question's end other than an answer: -1 with the deny recorded. */
 static int
-cli_tty_dialog(struct cli *c, struct cli_tty *t, struct shellesc_request *req,
-    struct cli_verdict *v, int wake, enum shellesc_action *a, bool *always)
+cli_tty_failed(struct cli *c, struct cli_tty *t, struct cli_verdict *v, enum cli_wait w)
 {
-	bool always_ok = v->rule == RULES_NONE;
-	int ans = -1;
-
-	cli_tty_question(c, t, req, v);
-	cli_tty_prompt(c, t, always_ok);
-	while (ans < 0) {
-		switch (cli_tty_read(t, wake)) {
-		case CLI_WAIT_READY:
-			break;
-		case CLI_WAIT_TIMEOUT:
-			dprintf(t->fd, "\nshellesc: no answer, denied\n");
-			return cli_verdict_deny(v, "timeout", "no answer in time (--prompt-timeout %d)",
-			    c->o.prompt_timeout);
-		case CLI_WAIT_WOKEN:
-			dprintf(t->fd, "\nshellesc: the session ended, denied\n");
-			return cli_verdict_deny(v, "abandoned", "the session ended before an answer");
-		default:
-			return cli_verdict_deny(v, "error", "the terminal closed before an answer");
-		}
-		if ((ans = cli_tty_answer(t->line, always_ok)) < 0) {
-			dprintf(t->fd, "shellesc: please answer y or n%s\n", always_ok ? " or a" : "");
-			cli_tty_prompt(c, t, always_ok);
-		}
+	switch (w) {
+	case CLI_WAIT_TIMEOUT:
+		dprintf(t->fd, "\nshellesc: no answer, denied\n");
+		return cli_verdict_deny(v, "timeout", "no answer in time (--prompt-timeout %d)",
+		    c->o.prompt_timeout);
+	case CLI_WAIT_WOKEN:
+		dprintf(t->fd, "\nshellesc: the session ended, denied\n");
+		return cli_verdict_deny(v, "abandoned", "the session ended before an answer");
+	default:
+		return cli_verdict_deny(v, "error", "the terminal closed before an answer");
 	}
-	v->answer = ans == 0 ? "no" : ans == 1 ? "yes" : "always";
-	*a = ans == 0 ? SHELLESC_DENY : SHELLESC_ESCALATE;
-	*always = ans == 2;
-	if (ans == 0)
+}
+
+/* What was answered, into v, *a and *always; 0 or -1 (a deny). */
+static int
+cli_tty_apply(struct cli_tty *t, struct cli_verdict *v, enum cli_tty_ans ans,
+    enum shellesc_action *a, enum cli_always *always)
+{
+	static const char *const names[] = { "yes", "run", "no", "always", "prefix" };
+
+	if (ans == CLI_TTY_INTERRUPT) {
+		dprintf(t->fd, "\nshellesc: interrupted, denied\n");
+		return cli_verdict_deny(v, "interrupted", "interrupted");
+	}
+	v->answer = names[ans];
+	*a = ans == CLI_TTY_NO ? SHELLESC_DENY : ans == CLI_TTY_RUN ? SHELLESC_RUN :
+	    SHELLESC_ESCALATE;
+	*always = ans == CLI_TTY_ALWAYS ? CLI_ALWAYS_EXACT :
+	    ans == CLI_TTY_PREFIX ? CLI_ALWAYS_PREFIX : CLI_ALWAYS_NO;
+	if (ans == CLI_TTY_NO)
 		cli_verdict_deny(v, "no", "denied at the terminal");
 	return 0;
 }
 
+static int
+cli_tty_dialog(struct cli *c, struct cli_tty *t, struct shellesc_request *req,
+    struct cli_verdict *v, int wake, enum shellesc_action *a, enum cli_always *always)
+{
+	bool always_ok = cli_prompt_always_ok(c, v);
+	enum cli_tty_ans ans = CLI_TTY_NONE;
+	enum cli_wait w;
+
+	cli_tty_question(c, t, req, v);
+	cli_tty_prompt(c, t, always_ok);
+	while (ans == CLI_TTY_NONE) {
+		if ((w = cli_tty_read(t, wake)) != CLI_WAIT_READY)
+			return cli_tty_failed(c, t, v, w);
+		if ((ans = cli_tty_answer(t->line, always_ok)) == CLI_TTY_NONE) {
+			dprintf(t->fd, "shellesc: please answer y, r or n%s\n",
+			    always_ok ? ", a or p" : "");
+			cli_tty_prompt(c, t, always_ok);
+		}
+	}
+	return cli_tty_apply(t, v, ans, a, always);
+}
+
 int
 cli_tty_ask(struct cli *c, struct shellesc_request *req, struct cli_verdict *v,
-    int wake, enum shellesc_action *a, bool *always)
+    int wake, enum shellesc_action *a, enum cli_always *always)
 {
 	struct cli_tty t = { .fd = -1 };
 	int r;

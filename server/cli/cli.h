@@ -41,8 +41,10 @@
 /* Set by "exec" for its own re-execution as the shell (cli-exec.c). */
 #define CLI_ENV_SANDBOX		"SHELLESC_SANDBOX_SHELL"
 
-enum cli_cmd { CLI_RUN, CLI_CHECK, CLI_EXEC, CLI_MCP };
+enum cli_cmd { CLI_RUN, CLI_CHECK, CLI_EXEC, CLI_MCP, CLI_AUDIT };
 enum cli_sandbox { CLI_SANDBOX_NONE, CLI_SANDBOX_LANDLOCK };
+/* exec --output: which of output (interleaved), stdout and stderr. */
+enum cli_output { CLI_OUTPUT_INTERLEAVED, CLI_OUTPUT_SPLIT, CLI_OUTPUT_BOTH };
 
 /* A growable NULL-terminated vector of strings. */
 struct cli_strv {
@@ -79,12 +81,16 @@ struct cli_opts {
 	const char *approver;
 	int prompt_timeout;		/* seconds */
 	const char *audit;
+	bool audit_stop;		/* --audit-fail stop */
 	int verbose;
 	bool json;			/* check */
 	bool explain;			/* check: every matching rule */
 	const char *shell, *cwd, *command; /* exec; mcp: shell */
-	int login, timeout;
-	size_t max_output;		/* mcp: bytes of output a result keeps */
+	int login, timeout_ms;
+	size_t max_output;		/* exec, mcp: bytes of output a result keeps; 0: default */
+	enum cli_output output;		/* exec --output */
+	bool base64;			/* exec --base64 */
+	const char *log_decision, *log_program, *log_since, *log_until; /* audit */
 	char **argv;			/* what follows the options */
 	int argc;
 };
@@ -92,6 +98,7 @@ struct cli_opts {
 struct cli_rules;
 struct cli_audit;
 struct cli_prompt;
+struct cli_exec_out;
 
 struct cli {
 	struct cli_opts o;
@@ -106,6 +113,7 @@ struct cli {
 	char *outer_tmpdir;		/* "TMPDIR=..." before it was set to tmpdir, or NULL */
 	char **own_env;			/* escalated commands see these of ours */
 	struct rlimit nofile;		/* our fd limit before the session raised it */
+	struct cli_exec_out *exec_out;	/* exec: the decisions it reports, or NULL */
 };
 
 /*
@@ -159,7 +167,9 @@ void cli_debug(const struct cli *c, int level, const char *fmt, ...)
 char *cli_vis(const char *s);	/* control and 8-bit bytes escaped */
 char *cli_show(const char *s);	/* cli_vis, then quoted if a shell needs it */
 char *cli_show_argv(const char *program, char *const *argv);
-extern const char cli_usage_text[];
+
+/* cli-usage.c: the usage text for cmd (an enum cli_cmd), or all of it (-1). */
+void cli_usage(FILE *f, int cmd);
 
 /* cli-options.c */
 int cli_options(struct cli_opts *o, int argc, char **argv);
@@ -195,8 +205,15 @@ char *const *cli_request_argv(const struct shellesc_request *req);
 /* Every exact program path of the rules beneath a writable directory (a
  * NULL-terminated vector into *out); 0 or -1. */
 int cli_rules_exec_paths(struct cli *c, struct cli_strv *out);
-int cli_rules_always(struct cli *c, const char *program, char *const *argv);
-char *cli_rules_always_text(struct cli *c, const char *program, char *const *argv);
+/* "always" escalates from now on exactly this argv, or argv as a prefix
+ * (what an approver or a person picked); CLI_ALWAYS_NO: only this once. */
+enum cli_always { CLI_ALWAYS_NO, CLI_ALWAYS_EXACT, CLI_ALWAYS_PREFIX };
+int cli_rules_always(struct cli *c, const char *program, char *const *argv,
+    enum cli_always how);
+char *cli_rules_always_text(struct cli *c, const char *program, char *const *argv,
+    enum cli_always how);
+/* The file "always" appends to; *ok: it can be written (or made). */
+const char *cli_rules_always_file(struct cli *c, bool *ok);
 void cli_verdict_free(struct cli_verdict *v);
 int cli_verdict_deny(struct cli_verdict *v, const char *answer, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -224,13 +241,20 @@ enum cli_wait cli_prompt_poll(struct pollfd *p, size_t n, int wake, int64_t dead
 void cli_prompt_push(struct cli *c, struct shellesc_request *req, struct cli_verdict *v);
 void cli_prompt_stop(struct cli *c);
 
+/* "always" is offered only for a command no rule matched, into a file
+ * that can be written (cli-tty.c says why). */
+bool cli_prompt_always_ok(struct cli *c, const struct cli_verdict *v);
+
 /* cli-tty.c: 0 with *a and *always set, or -1 with v->reason set. */
 int cli_tty_ask(struct cli *c, struct shellesc_request *req, struct cli_verdict *v,
-    int wake, enum shellesc_action *a, bool *always);
+    int wake, enum shellesc_action *a, enum cli_always *always);
 
-/* cli-approver.c: 0 with *a set (v->reason maybe), or -1 with v->reason set. */
+/* cli-approver.c: 0 with *a and *always set (v->reason maybe), or -1 with
+ * v->reason set.  cli_approver_check: the approver's program exists and
+ * can be executed, or -1 after a message (at start). */
 int cli_approver_ask(struct cli *c, struct shellesc_request *req,
-    struct cli_verdict *v, int wake, enum shellesc_action *a);
+    struct cli_verdict *v, int wake, enum shellesc_action *a, enum cli_always *always);
+int cli_approver_check(const char *cmd);
 
 /* cli-landlock.c: with no_exec (not NULL), nothing beneath writable may
  * be executed in place but the files it names. */
@@ -241,7 +265,8 @@ int cli_landlock_enter(int ruleset);	/* after fork: 0, or -1 with errno (no mess
 /* cli-audit.c */
 int cli_audit_open(struct cli *c);
 void cli_audit_close(struct cli *c);
-void cli_audit_decision(struct cli *c, const struct shellesc_request *req,
+/* 0, or -1: the line was lost and --audit-fail stop is ending the session. */
+int cli_audit_decision(struct cli *c, const struct shellesc_request *req,
     const struct cli_verdict *v, enum shellesc_action a, const char *reason);
 void cli_audit_end(struct cli *c, const struct shellesc_request *req,
     int exit_code, int sig, double seconds);
@@ -265,6 +290,7 @@ int cli_run(struct cli *c);
 int cli_check(struct cli *c);
 int cli_exec(struct cli *c);
 int cli_mcp(struct cli *c);
+int cli_log(struct cli *c);		/* cli-log.c: shellesc audit FILE */
 int cli_exec_sandboxed(int argc, char **argv, const char *spec);
 /* For a shell the library runs confined (n Landlock layers, none for no
  * sandbox, and always the session's seccomp filter): environ plus *entry,
@@ -273,5 +299,14 @@ int cli_exec_sandboxed(int argc, char **argv, const char *spec);
 char **cli_exec_sandbox_env(const char *shell, const struct cli_layer *layers, size_t n,
     char **entry);
 int cli_exec_self(char *buf, size_t size);
+
+/* cli-exec-output.c: exec's result.  cli_exec_out_start before the
+ * session, then every answer goes to cli_exec_out_decision (any thread);
+ * cli_exec_out_print prints the result and frees what start made. */
+int cli_exec_out_start(struct cli *c);
+void cli_exec_out_decision(struct cli *c, const struct shellesc_request *req,
+    const struct cli_verdict *v, enum shellesc_action a, const char *reason);
+int cli_exec_out_print(struct cli *c, const struct shellesc_exec_result *res);
+void cli_exec_out_free(struct cli *c);
 
 #endif /* SHELLESC_CLI_H */

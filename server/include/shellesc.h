@@ -342,6 +342,8 @@ struct shellesc_exec_params {
 	char *const *env;	/* NULL: environ; the overlay is merged in */
 	int timeout_ms;		/* <= 0: none */
 	int login;		/* non-zero: -lc (the default of the reference); 0: -c */
+	size_t max_output;	/* > 0: each of out, err and output keeps at most this
+				 * many bytes, its first half and its last; 0: all */
 };
 
 struct shellesc_exec_result {
@@ -352,6 +354,10 @@ struct shellesc_exec_result {
 	double duration;	/* seconds */
 	int timed_out;		/* the timeout ended the shell and its escalations */
 	int cancelled;		/* shellesc_session_cancel() ended them */
+	/* Bytes left out of out, err and output by max_output: the kept bytes
+	 * are the first max_output/2 and the rest the last ones, so a reader
+	 * marks the cut at max_output/2 when one of these is not 0. */
+	size_t out_dropped, err_dropped, output_dropped;
 };
 
 /*

@@ -21,13 +21,21 @@
 
 #include "server.h"
 
+/*
+ * One stream's capture.  With a bound (max > 0) it keeps its first max/2
+ * bytes in p and its last max - max/2 in the ring, so memory stays bounded
+ * whatever the command writes; total counts every byte.
+ */
 struct exec_buf {
 	char *p;
 	size_t len, cap;
+	size_t max, total;
+	char *ring;
+	size_t rpos, rlen;	/* next write in the ring; bytes it holds */
 };
 
 static int
-exec_buf_add(struct exec_buf *b, const char *p, size_t n)
+exec_buf_append(struct exec_buf *b, const char *p, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;
@@ -44,6 +52,60 @@ exec_buf_add(struct exec_buf *b, const char *p, size_t n)
 	b->len += n;
 	b->p[b->len] = '\0';
 	return 0;
+}
+
+/* The tail: the ring keeps the last max - max/2 bytes. */
+static int
+exec_ring_put(struct exec_buf *b, const char *p, size_t n)
+{
+	size_t size = b->max - b->max / 2, k;
+
+	if (b->ring == NULL && (b->ring = malloc(size)) == NULL)
+		return -ENOMEM;
+	if (n > size) {
+		p += n - size;
+		n = size;
+	}
+	k = size - b->rpos < n ? size - b->rpos : n;
+	memcpy(b->ring + b->rpos, p, k);
+	memcpy(b->ring, p + k, n - k);
+	b->rpos = (b->rpos + n) % size;
+	b->rlen = b->rlen + n > size ? size : b->rlen + n;
+	return 0;
+}
+
+static int
+exec_buf_add(struct exec_buf *b, const char *p, size_t n)
+{
+	size_t head;
+
+	b->total += n;
+	if (b->max == 0)
+		return exec_buf_append(b, p, n);
+	head = b->len < b->max / 2 ? b->max / 2 - b->len : 0;
+	head = head < n ? head : n;
+	if (head > 0 && exec_buf_append(b, p, head) != 0)
+		return -ENOMEM;
+	return n > head ? exec_ring_put(b, p + head, n - head) : 0;
+}
+
+/* Head then tail in p (NUL-terminated); the bytes left out in between. */
+static size_t
+exec_buf_finish(struct exec_buf *b)
+{
+	size_t size = b->max - b->max / 2, from = b->ring ? (b->rpos + size - b->rlen) % size : 0;
+	size_t k = size - from < b->rlen ? size - from : b->rlen;
+
+	if ((b->ring && (exec_buf_append(b, b->ring + from, k) != 0 ||
+	    exec_buf_append(b, b->ring, b->rlen - k) != 0)) ||
+	    (b->p == NULL && exec_buf_append(b, "", 0) != 0)) {
+		free(b->p);	/* out of memory: nothing rather than a wrong part */
+		b->p = NULL;
+		b->len = 0;
+	}
+	free(b->ring);
+	b->ring = NULL;
+	return b->total - b->len;
 }
 
 struct exec_run {
@@ -190,11 +252,9 @@ exec_close(struct exec_run *x)
 static void
 exec_result(struct exec_run *x, struct shellesc_exec_result *res, int64_t t0)
 {
-	struct exec_buf *b[] = { &x->bout, &x->berr, &x->both };
-
-	for (size_t i = 0; i < 3; i++)
-		if (b[i]->p == NULL)
-			exec_buf_add(b[i], "", 0);
+	res->out_dropped = exec_buf_finish(&x->bout);
+	res->err_dropped = exec_buf_finish(&x->berr);
+	res->output_dropped = exec_buf_finish(&x->both);
 	res->out = x->bout.p;
 	res->out_len = x->bout.len;
 	res->err = x->berr.p;
@@ -227,15 +287,19 @@ shellesc_session_exec(struct shellesc_session *s,
 	}
 	if (pa->timeout_ms > 0)
 		x.deadline = t0 + pa->timeout_ms;
+	x.bout.max = x.berr.max = x.both.max = pa->max_output;
 	if ((r = exec_spawn(&x, pa)) == 0 && (r = exec_collect(&x, res)) != 0)
 		spawn_end(x.pid, x.pidfd, 0);
 	exec_close(&x);
 	if (r == 0)
 		exec_result(&x, res, t0);
 	else {
-		free(x.bout.p);
-		free(x.berr.p);
-		free(x.both.p);
+		struct exec_buf *b[] = { &x.bout, &x.berr, &x.both };
+
+		for (size_t i = 0; i < 3; i++) {
+			free(b[i]->p);
+			free(b[i]->ring);
+		}
 	}
 	return r;
 }

@@ -154,6 +154,20 @@ rules_parse_justification(struct rules_parser *p, struct rules_call *c)
 	return 0;
 }
 
+/* exact=True: the pattern matches commands of its very length only. */
+static int
+prefix_exact(struct rules_parser *p, struct rules_call *c)
+{
+	if (p->tok.kind == RULES_TOK_NAME && p->tok.len == 4 &&
+	    memcmp(p->tok.str, "True", 4) == 0)
+		c->exact = true;
+	else if (!(p->tok.kind == RULES_TOK_NAME && p->tok.len == 5 &&
+	    memcmp(p->tok.str, "False", 5) == 0))
+		return rules_fail(&p->lx, &p->tok.pos, "exact: expected True or False, got %s",
+		    rules_tok_describe(p->tok.kind));
+	return rules_advance(p);
+}
+
 static int
 prefix_target(struct rules_parser *p, struct rules_call *c)
 {
@@ -290,7 +304,7 @@ prefix_finish(struct rules_parser *p, struct rules_call *c)
 		return rules_fail(&p->lx, &c->pos, "out of memory");
 	snprintf(source, len, "%s:%d", p->lx.name, c->pos.line);
 	*rule = (struct rules_rule){ .pat = c->pat, .npat = c->npat,
-	    .decision = c->decision, .target = c->target,
+	    .decision = c->decision, .target = c->target, .exact = c->exact,
 	    .justification = c->justification, .source = source };
 	if (rules_load_add_rule(p->ld, rule) != 0)
 		return rules_fail(&p->lx, &c->pos, "out of memory");
@@ -361,6 +375,7 @@ static const struct rules_param prefix_params[] = {
 	{ "not_match", true, prefix_not_match },
 	{ "justification", true, rules_parse_justification },
 	{ "target", false, prefix_target },
+	{ "exact", false, prefix_exact },
 };
 
 static const struct rules_param host_params[] = {

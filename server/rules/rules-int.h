@@ -126,6 +126,7 @@ struct rules_rule {
 	size_t npat;			/* >= 1 */
 	enum rules_decision decision;
 	unsigned target;		/* RULES_TARGET_* mask; 0: any target */
+	bool exact;			/* exact=True: no arguments past the pattern */
 	const char *justification;	/* NULL: none */
 	const char *source;		/* "FILE:LINE" */
 	size_t seq;			/* load order, breaks ties */
@@ -345,6 +346,7 @@ struct rules_call {
 	size_t npat;
 	enum rules_decision decision;
 	unsigned target;
+	bool exact;			/* exact=True */
 	const char *justification;
 	struct rules_vec examples;	/* rules_example, rule not set yet */
 	/* host_executable */

@@ -68,7 +68,7 @@ static bool
 rules_match_args(const struct rules_rule *rule, size_t from,
     const char *const *args, size_t nargs)
 {
-	if (rule->npat - 1 > nargs)
+	if (rule->npat - 1 > nargs || (rule->exact && rule->npat - 1 != nargs))
 		return false;
 	for (size_t i = from; i < rule->npat; i++)
 		if (!rules_elem_has(&rule->pat[i], args[i - 1]))

@@ -103,7 +103,7 @@ write_free_toks(char **toks)
 }
 
 static char *
-write_format(char *const *toks, size_t n, enum rules_decision d)
+write_format(char *const *toks, size_t n, enum rules_decision d, unsigned flags)
 {
 	struct rules_buf b = { 0 };
 	int r = rules_buf_add(&b, "prefix_rule(pattern=[", 21);
@@ -118,6 +118,8 @@ write_format(char *const *toks, size_t n, enum rules_decision d)
 		r = rules_buf_add(&b, "], decision=", 12);
 	if (r == 0)
 		r = write_quote(&b, rules_decision_name(d));
+	if (r == 0 && (flags & RULES_APPEND_EXACT))
+		r = rules_buf_add(&b, ", exact=True", 12);
 	if (r == 0)
 		r = rules_buf_addc(&b, ')');
 	if (r != 0)
@@ -142,13 +144,13 @@ write_check(const char *line, char *const *toks, enum rules_decision d)
 }
 
 char *
-rules_format_prefix_rule(char *const *tokens, size_t n, enum rules_decision d)
+rules_format_rule(char *const *tokens, size_t n, enum rules_decision d, unsigned flags)
 {
 	char **toks = NULL, *line;
 
 	if (write_prepare(tokens, n, d, &toks) != 0)
 		return NULL;
-	line = write_format(toks, n, d);
+	line = write_format(toks, n, d, flags);
 	write_free_toks(toks);
 	if (line == NULL)
 		errno = ENOMEM;
@@ -341,14 +343,14 @@ out:
 
 /* The line for tokens, checked to load back as d; NULL with errno. */
 static char *
-write_line(char *const *tokens, size_t n, enum rules_decision d)
+write_line(char *const *tokens, size_t n, enum rules_decision d, unsigned flags)
 {
 	char **toks = NULL, *line = NULL;
 	int e = ENOMEM;
 
 	if (write_prepare(tokens, n, d, &toks) != 0)
 		return NULL;
-	if ((line = write_format(toks, n, d)) != NULL && write_check(line, toks, d) != 0) {
+	if ((line = write_format(toks, n, d, flags)) != NULL && write_check(line, toks, d) != 0) {
 		e = errno;
 		free(line);
 		line = NULL;
@@ -359,9 +361,22 @@ write_line(char *const *tokens, size_t n, enum rules_decision d)
 	return line;
 }
 
+char *
+rules_format_prefix_rule(char *const *tokens, size_t n, enum rules_decision d)
+{
+	return rules_format_rule(tokens, n, d, 0);
+}
+
 int
 rules_append_prefix_rule(const char *path, char *const *tokens, size_t n,
     enum rules_decision d, struct rules_error *err)
+{
+	return rules_append_rule(path, tokens, n, d, 0, err);
+}
+
+int
+rules_append_rule(const char *path, char *const *tokens, size_t n,
+    enum rules_decision d, unsigned flags, struct rules_error *err)
 {
 	struct rules_error scratch;
 	char *line;
@@ -370,7 +385,7 @@ rules_append_prefix_rule(const char *path, char *const *tokens, size_t n,
 	err = err ? err : &scratch;
 	if (path == NULL || path[0] == '\0')
 		return rules_fail_plain(err, path, EINVAL, "invalid argument");
-	if ((line = write_line(tokens, n, d)) == NULL)
+	if ((line = write_line(tokens, n, d, flags)) == NULL)
 		return rules_fail_plain(err, path, errno,
 		    errno == EINVAL ? "not a rule that can be appended" : NULL);
 	r = write_append(path, line);

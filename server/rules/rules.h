@@ -233,4 +233,12 @@ int rules_append_prefix_rule(const char *path, char *const *tokens, size_t n,
 char *rules_format_prefix_rule(char *const *tokens, size_t n,
     enum rules_decision d);
 
+/* The same with flags: RULES_APPEND_EXACT writes exact=True, a rule for
+ * tokens[0..n) and no longer command. */
+#define RULES_APPEND_EXACT	0x1
+int rules_append_rule(const char *path, char *const *tokens, size_t n,
+    enum rules_decision d, unsigned flags, struct rules_error *err);
+char *rules_format_rule(char *const *tokens, size_t n, enum rules_decision d,
+    unsigned flags);
+
 #endif /* SHELLESC_RULES_H */

@@ -263,6 +263,11 @@ tc_pty_type(int master, const char *answer)
 {
 	if (strncmp(answer, TC_LATE, strlen(TC_LATE)) == 0)
 		answer += strlen(TC_LATE);
+	if (strncmp(answer, TC_RAW, strlen(TC_RAW)) == 0) {
+		answer += strlen(TC_RAW);
+		th_write(master, answer, strlen(answer));
+		return;
+	}
 	th_write(master, answer, strlen(answer));
 	th_write(master, "\n", 1);
 }

@@ -95,6 +95,8 @@ void tc_start(struct tc *t, struct ts_proc *p, char *const args[]);
 /* An answer typed only TC_LATE_MS after its prompt appears: TC_LATE "n". */
 #define TC_LATE "\001"
 #define TC_LATE_MS 2000
+/* An answer typed as it is, with no newline after it: TC_RAW "\003". */
+#define TC_RAW "\002"
 int tc_run_pty(struct tc *t, struct tc_res *r, const char *const answers[],
     char *const args[]);
 struct tu_user;
