@@ -28,8 +28,8 @@ static size_t nev;
 static void
 audited_in(const char *mode, const char *script, const char *approver)
 {
-	char *args[16] = { "run", "-p", "t.rules", "--mode", (char *)mode, "-a", "audit.log" };
-	size_t n = 7;
+	char *args[16] = { "run", "--force", "-p", "t.rules", "--mode", (char *)mode, "-a", "audit.log" };
+	size_t n = 8;
 	char *log;
 
 	if (approver) {
@@ -167,7 +167,7 @@ Test(cli_audit, lines_never_interleave)
 /* '-': the same objects on stderr. */
 Test(cli_audit, to_stderr)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-a", "-",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-a", "-",
 	    "--", "bash", "-c", TC_GATE "G touch made"));
 	cr_assert_eq(tc_code(&r), 126);
 	ev = tc_json_lines(&t, r.err, &nev);
@@ -178,7 +178,7 @@ Test(cli_audit, to_stderr)
 /* syslog: accepted, and the session runs (the log itself is the system's). */
 Test(cli_audit, to_syslog)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-a", "syslog",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-a", "syslog",
 	    "--", "bash", "-c", TC_GATE "G echo hi"));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "hi\n");
