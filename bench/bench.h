@@ -101,5 +101,6 @@ void bn_rules(const struct bn_opts *o);
 void bn_io(const struct bn_opts *o);
 void bn_memory(const struct bn_opts *o);
 void bn_load(const struct bn_opts *o);
+void bn_mcp(const struct bn_opts *o);
 
 #endif

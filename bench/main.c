@@ -181,7 +181,7 @@ main(int argc, char **argv)
 		void (*run)(const struct bn_opts *);
 	} sections[] = {
 		{ "runpath", bn_runpath }, { "decide", bn_decide }, { "rules", bn_rules },
-		{ "io", bn_io }, { "memory", bn_memory }, { "load", bn_load },
+		{ "io", bn_io }, { "memory", bn_memory }, { "load", bn_load }, { "mcp", bn_mcp },
 	};
 	struct bn_opts o = { .builddir = ".", .rounds = 7, .scale = 1 };
 	const char *json = NULL, *commit = "unknown";

@@ -40,6 +40,15 @@ if [ -z "$zsh" ] && [ -x "$builddir/shells/bin/zsh" ]; then
 fi
 [ -z "$zsh" ] || echo "bench: patched zsh: $zsh"
 
+# The MCP rows' client and the reference server (bench/mcp.c): the npm
+# packages the MCP tests pin, installed as they install them.
+src=$(cd "$(dirname "$0")/.." && pwd)
+if SHELLESC_TOP_SRCDIR=$src SHELLESC_TOP_BUILDDIR=$builddir sh "$src/tests/mcp/run" --install >/dev/null; then
+	cp "$src/bench/mcp-loop.mjs" "$builddir/tests/mcp/"
+else
+	echo "bench: the MCP rows' npm packages are not installed (their rows say why)"
+fi
+
 echo "bench: load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 "$builddir/bench/shellesc-bench" --builddir "$builddir" --zsh "$zsh" $sudo_opt \
 	--commit "$commit" --json "$builddir/bench/results.json" "$@"

@@ -43,7 +43,7 @@ struct gc_frame {
 };
 
 enum { GC_EXEC, GC_EXEC_BIG, GC_EXEC_FLAGS, GC_RUN, GC_ESCALATE, GC_DENY, GC_HANDOVER,
-	GC_SIGNAL, GC_EXIT, GC_KILLED, GC_NOSTART, GC_ERROR, GC_N };
+	GC_SIGNAL, GC_EXIT, GC_KILLED, GC_NOSTART, GC_ERROR, GC_STOPPED, GC_N };
 static struct gc_frame gc[GC_N];
 
 static void
@@ -99,6 +99,7 @@ gc_messages(void)
 	gc_capture(&gc[GC_KILLED], "result-signal", msg_send_result(gc_sv[1], -1, 9, true, NULL));
 	gc_capture(&gc[GC_NOSTART], "result-error", msg_send_result(gc_sv[1], 127, 0, false, "spawn failed"));
 	gc_capture(&gc[GC_ERROR], "error", msg_send_error(gc_sv[1], "protocol version 2 is not supported"));
+	gc_capture(&gc[GC_STOPPED], "stopped", msg_send_stopped(gc_sv[1], 20));
 	close(null);
 	close(gc_sv[0]);
 	close(gc_sv[1]);

@@ -432,21 +432,30 @@ Test(fault, held_requests_are_bounded, .timeout = 60)
 
 #define IDLE_TIMEOUT_MS 3000
 #define IDLE_STREAMS 10000
+#define IDLE_HELD 16		/* streams one process may have waiting for their request */
 
-/* The client side, in its own process (its own fd table): n handshakes, then
- * each stream must get the timeout's error and EOF.  Exits with the count that did not. */
+struct idle_counts {
+	int timed_out, busy, bad;
+};
+
+/*
+ * The client side, in its own process (its own fd table): n handshakes, then
+ * each stream must get an error and EOF: the timeout's for the few the
+ * server took, "server busy" at once for the rest.  Writes its counts to
+ * report once done.
+ */
 static void __attribute__((noreturn))
-fault_idle_client(int session_fd, int n, int ready)
+fault_idle_client(int session_fd, int n, int report)
 {
 	static int streams[IDLE_STREAMS];	/* static: the child ends with _exit */
-	int bad = 0;
+	struct idle_counts k = { 0 };
 	uint8_t buf[SHELLESC_REPLY_MAX];
 	struct msg m;
 
 	for (int i = 0; i < n; i++)
 		if ((streams[i] = handshake_connect(session_fd)) < 0)
 			_exit(200);
-	if (write(ready, "r", 1) != 1)
+	if (write(report, "r", 1) != 1)
 		_exit(201);
 	for (int i = 0; i < n; i++) {
 		struct frame_rx rx;
@@ -454,15 +463,28 @@ fault_idle_client(int session_fd, int n, int ready)
 		frame_rx_init(&rx, buf, sizeof(buf), 0);
 		if (frame_recv(streams[i], &rx, 2 * IDLE_TIMEOUT_MS + 10000) != 0 ||
 		    msg_decode(rx.buf, rx.len, &m) != 0 || m.type != SHELLESC_MSG_ERROR)
-			bad++;
+			k.bad++;
+		else if (memmem(m.message.p, m.message.len, "timed out", 9))
+			k.timed_out++;
+		else if (memmem(m.message.p, m.message.len, "server busy", 11))
+			k.busy++;
+		else
+			k.bad++;
 		frame_rx_init(&rx, buf, sizeof(buf), 0);
 		if (frame_recv(streams[i], &rx, 5000) != SE_ERR_EOF_HEADER)
-			bad++;
+			k.bad++;
 		close(streams[i]);
 	}
-	_exit(bad > 199 ? 199 : bad);
+	_exit(write(report, &k, sizeof(k)) == (ssize_t)sizeof(k) ? 0 : 202);
 }
 
+/*
+ * One process hands over ten thousand streams and sends no request on any:
+ * the server keeps IDLE_HELD of them until the request timeout and refuses
+ * the rest at once as busy (they would otherwise hold ten thousand of its
+ * fds), good requests of another process stay fast, and every fd comes
+ * back.
+ */
 Test(fault, ten_thousand_idle_handshakes, .timeout = 120)
 {
 	struct tl_pol pol = { 0 };
@@ -470,6 +492,7 @@ Test(fault, ten_thousand_idle_handshakes, .timeout = 120)
 	long limit = tl_raise_nofile(IDLE_STREAMS + 256);
 	int n = want < IDLE_STREAMS ? want : IDLE_STREAMS, p[2], st, worst, base;
 	struct shellesc_session *s;
+	struct idle_counts k;
 	int64_t t0;
 	pid_t kid;
 	char c;
@@ -486,14 +509,18 @@ Test(fault, ten_thousand_idle_handshakes, .timeout = 120)
 	close(p[1]);
 	t0 = ts_now_ms();
 	cr_assert_eq(read(p[0], &c, 1), 1, "the client process did not get its handshakes out");
-	close(p[0]);
 	cr_log_info("%d handshakes sent in %lld ms", n, (long long)(ts_now_ms() - t0));
 	worst = tl_good_requests_ms(s, 100);
 	cr_log_info("slowest of 100 good requests next to %d idle streams: %d ms", n, worst);
 	cr_assert_lt(worst, 2000, "a good request waited %d ms", worst);
+	cr_assert_eq(read(p[0], &k, sizeof(k)), (ssize_t)sizeof(k), "no counts from the client");
+	close(p[0]);
 	cr_assert_eq(waitpid(kid, &st, 0), kid);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "%d idle streams were not refused with the timeout", WEXITSTATUS(st));
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "client status %#x", st);
+	cr_log_info("%d timed out, %d refused as busy, %d otherwise", k.timed_out, k.busy, k.bad);
+	cr_assert_eq(k.bad, 0, "%d streams did not end with an error and EOF", k.bad);
+	cr_assert_leq(k.timed_out, IDLE_HELD, "the server held %d idle streams", k.timed_out);
+	cr_assert_eq(k.timed_out + k.busy, n);
 	cr_assert_eq(ts_fds_settle(base, 5000), base, "fds left behind");
 	ts_good_request(s);
 	shellesc_session_end(s);

@@ -128,8 +128,9 @@ Test(server, exec_closes_parent_socket_after_spawn, .timeout = TS_TIMEOUT)
 
 /*
  * How an escalated command ends is how its caller ends, as the shell sees
- * it: `sh -c 'exit 42'` (which checks it got the caller's KEY) gives 42; one
- * killed by SIGTERM makes the caller die of SIGTERM, which bash reports as 143.
+ * it: `sh -c 'exit 42'` (which checks it got the caller's KEY, passed by
+ * name) gives 42; one killed by SIGTERM makes the caller die of SIGTERM,
+ * which bash reports as 143.
  */
 Test(server, escalated_end_reaches_the_shell, .timeout = TS_TIMEOUT)
 {
@@ -140,10 +141,12 @@ Test(server, escalated_end_reaches_the_shell, .timeout = TS_TIMEOUT)
 		{ "\"$EXEC_WRAPPER\" /bin/sh sh -c '[ \"$KEY\" = VALUE ] && exit 42'", "", 42, 42, 0 },
 		{ "\"$EXEC_WRAPPER\" /bin/sh sh -c 'kill -TERM $$'; echo rc=$?", "rc=143\n", 0, -1, SIGTERM },
 	};
+	static const char *const pass[] = { "KEY", NULL };
+	struct shellesc_config cfg = { .intercept = SHELLESC_INTERCEPT_WRAPPER, .pass_env = pass };
 	struct shellesc_exec_result res;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		s = ts_start(&tp, NULL);
+		s = ts_start(&tp, &cfg);
 		run_shell(cases[i].cmd, 0, &res);
 		cr_assert_eq(res.exit_code, cases[i].code, "case %zu: err: %s", i, res.err);
 		cr_assert_str_eq(res.out, cases[i].out);
@@ -419,20 +422,24 @@ line_starts(const char *text, const char *prefix)
 	return false;
 }
 
-/* Escalated commands get the caller's env minus the scrubbed names; the
- * request carries the caller's env, never the server's. */
+/* Escalated commands get the caller's variables only by name (pass_env),
+ * never one on the scrub list; the request carries the caller's env, never
+ * the server's.  (test-trust-env.c has the rest of the environment.) */
 Test(server, escalated_env_is_scrubbed, .timeout = TS_TIMEOUT)
 {
 	static const char *const absent[] = { "LD_PRELOAD=", "BASH_ENV=", "PYTHONPATH=",
-		"SERVER_ONLY=", "SHELLESC_", "EXEC_WRAPPER=" };
+		"SERVER_ONLY=", "SHELLESC_", "EXEC_WRAPPER=", "UNNAMED=" };
+	static const char *const pass[] = { "ORDINARY", NULL };
+	struct shellesc_config cfg = { .intercept = SHELLESC_INTERCEPT_WRAPPER, .pass_env = pass };
 	char **env, *out;
 	struct ts_proc p;
 	int st;
 
 	setenv("SERVER_ONLY", "1", 1);
-	s = ts_start(&tp, NULL);
+	s = ts_start(&tp, &cfg);
 	env = ts_env(s, "TEST_ACTION=escalate", "LD_PRELOAD=/nonexistent/x.so",
-	    "BASH_ENV=/nonexistent/bashenv", "PYTHONPATH=/nonexistent/py", "ORDINARY=plain", NULL);
+	    "BASH_ENV=/nonexistent/bashenv", "PYTHONPATH=/nonexistent/py", "ORDINARY=plain",
+	    "UNNAMED=x", NULL);
 	ts_wrapper_start(&p, env, NULL, "/usr/bin/env", TS_V("env"));
 	st = ts_proc_wait(&p, &out, NULL, NULL);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);

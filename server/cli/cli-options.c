@@ -15,7 +15,11 @@
 enum {
 	OPT_NO_NETWORK = 256, OPT_DEFAULT, OPT_APPROVER, OPT_PROMPT_TIMEOUT,
 	OPT_JSON, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
+<<<<<<< HEAD
 	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE, OPT_FORCE,
+=======
+	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE, OPT_PASS_ENV,
+>>>>>>> main
 };
 
 /* mcp --max-output: a result keeps this many bytes of output by default,
@@ -35,6 +39,7 @@ enum {
 	{ "approver", required_argument, NULL, OPT_APPROVER }, \
 	{ "prompt-timeout", required_argument, NULL, OPT_PROMPT_TIMEOUT }, \
 	{ "audit", required_argument, NULL, 'a' }, \
+	{ "pass-env", required_argument, NULL, OPT_PASS_ENV }, \
 	{ "verbose", no_argument, NULL, 'v' }, \
 	{ "help", no_argument, NULL, 'h' }
 
@@ -188,12 +193,25 @@ cli_opt_word(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 	return 0;
 }
 
+/* A variable's name, as --pass-env takes it. */
+static int
+cli_opt_name(const char *cmd, const char *arg, struct cli_strv *sv)
+{
+	if (*arg == '\0' || strchr(arg, '=') != NULL) {
+		cli_warnx("%s: --pass-env '%s': expected a variable's name", cmd, arg);
+		return -1;
+	}
+	return cli_strv_add(sv, arg);
+}
+
 static int
 cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 {
 	switch (opt) {
 	case 'p':
 		return cli_strv_add(&o->policies, arg);
+	case OPT_PASS_ENV:
+		return cli_opt_name(cmd, arg, &o->pass_env);
 	case 'w':
 		return cli_strv_add(&o->writable, arg);
 	case 'm': case 's': case OPT_DEFAULT:
@@ -323,4 +341,5 @@ cli_options_free(struct cli_opts *o)
 {
 	cli_strv_free(&o->policies);
 	cli_strv_free(&o->writable);
+	cli_strv_free(&o->pass_env);
 }

@@ -53,6 +53,9 @@ cli_run_child(struct cli *c, const struct cli_seccomp *f, const char *path, char
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* the fd limit we had before the session raised it (a failure changes nothing) */
+	if (c->nofile.rlim_cur != RLIM_INFINITY)
+		setrlimit(RLIMIT_NOFILE, &c->nofile);
 	if (c->ruleset >= 0 && cli_landlock_enter(c->ruleset) != 0) {
 		e.stage = CLI_RUN_LANDLOCK;
 		e.err = errno;

@@ -21,6 +21,8 @@
 #include "path.h"
 #include "proto.h"
 
+extern char **environ;
+
 /* The first candidate the preload would ask about (copied into arg,
  * PATH_MAX bytes), or the errno execve would fail with. */
 static int
@@ -68,6 +70,11 @@ cli_setup_writable(struct cli *c)
 
 	if (cwd == NULL) {
 		cli_warn("the current directory");
+		return -1;
+	}
+	if (base && asprintf(&c->outer_tmpdir, "TMPDIR=%s", base) < 0) {
+		cli_oom();
+		free(cwd);
 		return -1;
 	}
 	if (asprintf(&c->tmpdir, "%s/shellesc.XXXXXX", base && *base ? base : "/tmp") < 0) {
@@ -156,6 +163,8 @@ cli_setup_config(struct cli *c, struct shellesc_config *cfg)
 		.policy = cli_policy, .policy_arg = c,
 		.ended = cli_policy_ended, .ended_arg = c,
 		.log = cli_policy_log, .log_arg = c,
+		.pass_env = (const char *const *)c->o.pass_env.v,
+		.session_env = c->own_env,
 	};
 	cfg->intercept = c->o.intercept;
 	/* what the sandboxed side can write cannot be escalated by its name */
@@ -174,6 +183,29 @@ cli_setup_config(struct cli *c, struct shellesc_config *cfg)
 	return 0;
 }
 
+/*
+ * Our own environment as escalated commands are to see it: the private
+ * TMPDIR is the sandbox's (writable from inside), so theirs is the one we
+ * were started with.  A new pointer array (NULL: out of memory).
+ */
+static char **
+cli_setup_own_env(struct cli *c)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	if ((env = calloc(n + 2, sizeof(char *))) == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (c->tmpdir == NULL || strncmp(environ[i], "TMPDIR=", 7) != 0)
+			env[k++] = environ[i];
+	if (c->tmpdir != NULL && c->outer_tmpdir != NULL)
+		env[k] = c->outer_tmpdir;
+	return env;
+}
+
 static int
 cli_setup_session(struct cli *c)
 {
@@ -189,6 +221,20 @@ cli_setup_session(struct cli *c)
 	return 0;
 }
 
+/* What escalated commands see of ours, and the fd limit PROGRAM gets back
+ * (cli-run.c), both taken before any session starts. */
+static int
+cli_setup_env(struct cli *c)
+{
+	if ((c->own_env = cli_setup_own_env(c)) == NULL) {
+		cli_warnx("out of memory");
+		return -1;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &c->nofile) != 0)
+		c->nofile.rlim_cur = c->nofile.rlim_max = RLIM_INFINITY;
+	return 0;
+}
+
 int
 cli_setup(struct cli *c)
 {
@@ -196,7 +242,7 @@ cli_setup(struct cli *c)
 	 * children get SIGPIPE back (cli-run.c, cli-approver.c, spawn.c). */
 	signal(SIGPIPE, SIG_IGN);
 	if (cli_setup_roots(c) != 0 || cli_rules_open(c) != 0 || cli_audit_open(c) != 0 ||
-	    cli_setup_sandbox(c) != 0 || cli_prompt_start(c) != 0)
+	    cli_setup_sandbox(c) != 0 || cli_setup_env(c) != 0 || cli_prompt_start(c) != 0)
 		return -1;
 	/* mcp starts a session per tool call (cli-mcp-tool.c) */
 	return c->o.cmd == CLI_MCP ? 0 : cli_setup_session(c);
@@ -220,6 +266,10 @@ cli_teardown(struct cli *c)
 		c->tmpdir = NULL;
 	}
 	cli_strv_free(&c->exec_allowed);
+	free(c->own_env);	/* its strings are environ's and outer_tmpdir */
+	c->own_env = NULL;
+	free(c->outer_tmpdir);
+	c->outer_tmpdir = NULL;
 	cli_audit_close(c);
 	cli_rules_close(c);
 }

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/resource.h>
 
 #include "rules.h"
 #include "shellesc.h"
@@ -64,6 +65,7 @@ struct cli_opts {
 	unsigned intercept;		/* SHELLESC_INTERCEPT_* */
 	enum cli_sandbox sandbox;
 	struct cli_strv writable;	/* -w; empty: the defaults */
+	struct cli_strv pass_env;	/* --pass-env: to escalated commands */
 	bool no_network;
 	bool no_exec_writable;		/* nothing beneath writable runs in place */
 	bool force;			/* run: even when the probe says nothing is caught */
@@ -94,6 +96,9 @@ struct cli {
 	const char *program;		/* run's PROGRAM (PATH searched), exec's shell */
 	struct cli_strv exec_allowed;	/* --no-exec-writable: what still may run */
 	char *tmpdir;			/* the private temporary directory, or NULL */
+	char *outer_tmpdir;		/* "TMPDIR=..." before it was set to tmpdir, or NULL */
+	char **own_env;			/* escalated commands see these of ours */
+	struct rlimit nofile;		/* our fd limit before the session raised it */
 };
 
 /*

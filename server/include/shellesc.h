@@ -159,10 +159,11 @@ typedef void (*shellesc_policy_fn)(void *arg, struct shellesc_request *req);
 
 /*
  * What an escalated command runs.  The session fills in the defaults: the
- * target's path (the file it opened), its argv, the request's cwd, and the
- * request's own environment (not the server's) minus the scrubbed
- * variables.  A prepare callback may point any field elsewhere (e.g. to
- * wrap the command in another sandbox); that memory must stay valid until
+ * target's path (the file it opened), its argv, the request's cwd, and an
+ * environment built by the session, not the caller's (see "Escalated
+ * commands' environment" below).  A prepare callback may point any field
+ * elsewhere (e.g. to wrap the command in another sandbox); that memory must
+ * stay valid until
  * release is called.
  */
 struct shellesc_prepared {
@@ -202,8 +203,9 @@ struct shellesc_config {
 	unsigned intercept;		/* SHELLESC_INTERCEPT_*; 0 means both */
 	const char *wrapper_path;	/* NULL: the installed wrapper */
 	const char *preload_path;	/* NULL: the installed preload library */
-	/* Variables removed from an escalated command's environment: exact
-	 * names, or prefixes ending in '*'.  NULL: shellesc_default_scrub. */
+	/* Variables never taken from the caller, even when pass_env names
+	 * them: exact names, or prefixes ending in '*'.  NULL:
+	 * shellesc_default_scrub. */
 	const char *const *scrub;
 	/* Where the session's side may write, if it is sandboxed: directories
 	 * (NULL-terminated; NULL: no sandbox bounds it).  A program beneath
@@ -213,9 +215,53 @@ struct shellesc_config {
 	int request_timeout_ms;		/* to deliver a request or hand-over; 0: 10000 */
 	void (*log)(void *arg, enum shellesc_log_level level, const char *msg);
 	void *log_arg;
+	/* Escalated commands' environment (below).  Both are copied at start. */
+	const char *const *pass_env;	/* more names taken from the caller; NULL: none */
+	char *const *session_env;	/* the session's own variables; NULL: environ */
+	/* Requests in flight (below); 0: the defaults. */
+	int max_requests;		/* in the session; default from the fd limit */
+	int max_requests_per_process;	/* of one client process; default 256 */
+	int keep_fd_limit;		/* non-zero: leave RLIMIT_NOFILE as it is */
 };
 
-/* Variables that could inject code into an unsandboxed run (NULL-terminated). */
+/*
+ * Escalated commands' environment.  An escalated command runs outside the
+ * sandbox, so its environment is built by the session, never taken whole
+ * from the caller (whose variables could choose the code it runs):
+ *   - PATH, HOME, USER, LOGNAME, SHELL, TMPDIR, MAIL, DISPLAY,
+ *     WAYLAND_DISPLAY, XAUTHORITY, DBUS_SESSION_BUS_ADDRESS, SSH_AUTH_SOCK
+ *     and the XDG base directories (XDG_RUNTIME_DIR, XDG_CONFIG_HOME,
+ *     XDG_CACHE_HOME, XDG_DATA_HOME, XDG_STATE_HOME, XDG_CONFIG_DIRS,
+ *     XDG_DATA_DIRS) have the session's own values, taken from
+ *     session_env when the session starts; PATH keeps only its absolute
+ *     directories.  The caller's values of these are never used, and a
+ *     program the command looks up (zcat running gzip) is found in that
+ *     PATH;
+ *   - LANG, LANGUAGE, LC_ALL and the other LC_ categories, TERM,
+ *     COLORTERM, TZ, COLUMNS, LINES and NO_COLOR come from the caller
+ *     when their values are plain: a locale or terminal name without '/',
+ *     a time zone under /usr/share/zoneinfo without "..", digits;
+ *   - the names in pass_env come from the caller as they are.  Starting
+ *     a session fails with -EINVAL (and a log message) when pass_env
+ *     names one of the session's own variables or one that scrub matches.
+ * Nothing else of the caller's environment reaches the command; its cwd
+ * and argv are the caller's.  The policy still sees the caller's whole
+ * environment (shellesc_request_env).
+ *
+ * Requests in flight.  Every request stream is an fd of the embedding
+ * process, so a session raises the soft RLIMIT_NOFILE to the hard limit
+ * when it starts (unless keep_fd_limit is set; commands the library
+ * starts get the soft limit from before the first raise back), and
+ * bounds the streams in flight: max_requests in the session (default:
+ * what the fd limit leaves room for, up to 4096), max_requests_per_process
+ * for each client process (known by the kernel's SO_PEERCRED, never by
+ * what it sends), of which at most 16 may still wait for their request.
+ * A stream past a bound is refused at once with an error "server busy";
+ * no process can keep the others' requests waiting.
+ */
+
+/* Variables never taken from the caller: they can make a program load or
+ * run code, or write where the caller says (NULL-terminated). */
 extern const char *const shellesc_default_scrub[];
 
 /*

@@ -36,7 +36,7 @@ static bool conn_refuse(struct conn *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 struct conn *
-conn_new(struct loop *l, int fd)
+conn_new(struct loop *l, int fd, struct inflight *p)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 
@@ -44,6 +44,12 @@ conn_new(struct loop *l, int fd)
 		return NULL;
 	c->loop = l;
 	c->fd = fd;
+	c->inflight = p;
+	c->handshaking = true;
+	p->streams++;
+	p->handshakes++;
+	l->nconns++;
+	l->handshakes++;
 	c->pidfd = -1;
 	jobs_init(&c->jobs);
 	c->state = CONN_READ_EXEC;
@@ -55,6 +61,27 @@ conn_new(struct loop *l, int fd)
 		c->next->prev = c;
 	l->conns = c;
 	return c;
+}
+
+void
+conn_handshake_done(struct conn *c)
+{
+	if (!c->handshaking)
+		return;
+	c->handshaking = false;
+	c->inflight->handshakes--;
+	c->loop->handshakes--;
+}
+
+/* c no longer counts against its process's and the session's bounds. */
+static void
+conn_uncount(struct conn *c)
+{
+	conn_handshake_done(c);
+	c->inflight->streams--;
+	c->loop->nconns--;
+	inflight_put(&c->loop->inflight, c->inflight);
+	c->inflight = NULL;
 }
 
 /* Keep loop.rx_pending in step with the payload buffer c holds. */
@@ -144,6 +171,7 @@ conn_free(struct conn *c)
 	else
 		request_free(c->req);
 	c->req = NULL;
+	conn_uncount(c);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -191,6 +219,7 @@ conn_take_exec(struct conn *c, const struct msg *m)
 	struct loop *l = c->loop;
 	int r;
 
+	conn_handshake_done(c);
 	if (m->type != SHELLESC_MSG_EXEC)
 		return conn_refuse(c, "expected an exec request, got message type %d", (int)m->type);
 	if (m->cwd.p[0] != '/')
@@ -290,7 +319,7 @@ conn_start_escalated(struct conn *c, const struct msg *m)
 		return conn_refuse(c, "expected the hand-over, got message type %d", (int)m->type);
 	if (c->rx.nfds != m->ndest)
 		return conn_refuse(c, "hand-over names %zu fds but carries %zu", m->ndest, c->rx.nfds);
-	if ((env = scrub_env(req->ex.env, c->loop->cfg->scrub)) == NULL)
+	if ((env = escenv_build(c->loop->cfg, c->loop->s->own_env, req->ex.env)) == NULL)
 		return conn_refuse(c, "out of memory");
 	p.env = env;
 	r = conn_spawn(c, m, &p);

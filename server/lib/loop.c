@@ -58,12 +58,87 @@ loop_watch(struct loop *l, int fd, struct watch *w, int op)
 	return epoll_ctl(l->epfd, op, fd, &ev) == 0 ? 0 : -errno;
 }
 
+void
+loop_bounds(struct loop *l)
+{
+	long room = (fdlimit_current() - LOOP_FD_RESERVE) / LOOP_CONN_FDS;
+	size_t conns = room < LOOP_CONNS_MIN ? LOOP_CONNS_MIN :
+	    room > LOOP_CONNS_MAX ? LOOP_CONNS_MAX : (size_t)room;
+
+	l->max_conns = l->cfg->max_requests > 0 ? (size_t)l->cfg->max_requests : conns;
+	l->max_per_peer = l->cfg->max_requests_per_process > 0 ?
+	    (size_t)l->cfg->max_requests_per_process : LOOP_PEER_STREAMS;
+	/* room in the session for other processes whatever one does */
+	if (l->cfg->max_requests_per_process <= 0 && l->max_per_peer > l->max_conns / 4)
+		l->max_per_peer = l->max_conns / 4 > 0 ? l->max_conns / 4 : 1;
+	loop_log(l, SHELLESC_LOG_DEBUG, "fd limit %ld: up to %zu requests in flight, %zu per process",
+	    fdlimit_current(), l->max_conns, l->max_per_peer);
+}
+
+/* Refuse a stream at once, saying why; each bound is logged once, not per refusal. */
+static void
+loop_busy(struct loop *l, int fd, bool *warned, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+loop_busy(struct loop *l, int fd, bool *warned, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!*warned)
+		loop_log(l, SHELLESC_LOG_WARN, "request refused: %s", msg);
+	*warned = true;
+	msg_send_error(fd, msg);	/* never waits: a full stream just misses it */
+	close(fd);
+}
+
+/*
+ * The client process of a new stream, if it may have one more (see
+ * LOOP_PEER_STREAMS); else the stream is refused and NULL returned.
+ */
+static struct inflight *
+loop_admit(struct loop *l, int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	struct inflight *p;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0) {
+		loop_log(l, SHELLESC_LOG_WARN, "handshake: SO_PEERCRED: %s", strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	p = inflight_find(&l->inflight, cr.uid, cr.pid);
+	if (p && p->handshakes >= LOOP_PEER_HANDSHAKES)
+		loop_busy(l, fd, &p->warned, "server busy: process %ld has %zu requests "
+		    "not yet sent", (long)cr.pid, p->handshakes);
+	else if (p && p->streams >= l->max_per_peer)
+		loop_busy(l, fd, &p->warned, "server busy: process %ld has %zu requests in flight",
+		    (long)cr.pid, p->streams);
+	else if (l->nconns >= l->max_conns || l->handshakes >= (l->max_conns + 1) / 2)
+		loop_busy(l, fd, &l->busy_warned, "server busy: %zu requests in flight "
+		    "in the session", l->nconns);
+	else if ((p = inflight_get(&l->inflight, cr.uid, cr.pid)) == NULL)
+		loop_busy(l, fd, &l->busy_warned, "server busy: out of memory");
+	else {
+		if (l->nconns < l->max_conns / 2)
+			l->busy_warned = false;	/* a new crowd is worth a new message */
+		return p;
+	}
+	return NULL;
+}
+
 /* A received fd must be one end of an AF_UNIX stream socket. */
 static void
 loop_accept_one(struct loop *l, int fd, int r, int version)
 {
 	char msg[128];
 	struct conn *c;
+	struct inflight *p;
 
 	if (r == SE_ERR_VERSION) {
 		snprintf(msg, sizeof(msg), "protocol version mismatch: client speaks %d, server speaks %d",
@@ -78,8 +153,11 @@ loop_accept_one(struct loop *l, int fd, int r, int version)
 		close(fd);
 		return;
 	}
-	if ((c = conn_new(l, fd)) == NULL) {
+	if ((p = loop_admit(l, fd)) == NULL)
+		return;
+	if ((c = conn_new(l, fd, p)) == NULL) {
 		loop_log(l, SHELLESC_LOG_ERROR, "cannot serve a request: %s", strerror(errno));
+		inflight_put(&l->inflight, p);
 		close(fd);
 		return;
 	}

@@ -1,11 +1,13 @@
 /*
- * scrub.c: variables an escalated command must not inherit.
+ * scrub.c: variables an escalated command never takes from the caller.
  *
- * The escalated command runs outside the sandbox with the sandboxed
- * caller's environment.  Any variable that makes a program load or run
- * code chosen by whoever set it would let the sandboxed side run that code
- * unsandboxed, so these are removed.  The list is a default: embedders
- * replace it with shellesc_config.scrub.
+ * An escalated command's environment is built from an allowlist
+ * (escenv.c); this list is the floor under it.  Any variable that makes a
+ * program load or run code chosen by whoever set it, or write where it
+ * says, would let the sandboxed side act unsandboxed, so none of these
+ * comes from the caller, not even when the embedder passes it by name
+ * (shellesc_config.pass_env: starting such a session fails).  The list is
+ * a default: embedders replace it with shellesc_config.scrub.
  */
 #include "config.h"
 
@@ -27,13 +29,13 @@ const char *const shellesc_default_scrub[] = {
 	"LUA_INIT*", "LUA_PATH*", "LUA_CPATH*", "TCLLIBPATH",
 	"GIT_EXEC_PATH", "GIT_CONFIG*", "GIT_SSH", "GIT_SSH_COMMAND",
 	"GIT_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR",
-	"GIT_PROXY_COMMAND", "GIT_TEMPLATE_DIR",
+	"GIT_PROXY_COMMAND", "GIT_TEMPLATE_DIR", "GIT_SEQUENCE_EDITOR",
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_TRACE*", "HISTFILE",
 	"SSH_ASKPASS", "SUDO_ASKPASS", "PAGER", "EDITOR", "VISUAL",
 	"SHELLESC_*", "EXEC_WRAPPER",
 	NULL
 };
 
-/* Does "NAME=value" match a pattern: an exact NAME, or a prefix ending in '*'? */
 bool
 scrub_match(const char *entry, const char *const *scrub)
 {
@@ -49,20 +51,4 @@ scrub_match(const char *entry, const char *const *scrub)
 			return true;
 	}
 	return false;
-}
-
-char **
-scrub_env(char *const *env, const char *const *scrub)
-{
-	size_t n = 0, k = 0;
-	char **out;
-
-	while (env[n])
-		n++;
-	if ((out = calloc(n + 1, sizeof(char *))) == NULL)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (!scrub_match(env[i], scrub))
-			out[k++] = env[i];
-	return out;
 }

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "frame.h"
@@ -151,9 +152,53 @@ void request_free(struct shellesc_request *req);
 char *resolve_program(const char *file, const char *cwd);
 
 /* --- scrub.c --------------------------------------------------------- */
-/* env minus the scrubbed names (a new pointer array; strings shared). */
-char **scrub_env(char *const *env, const char *const *scrub);
+/* Does "NAME=value" match a scrub pattern (an exact NAME, or a prefix ending in '*')? */
 bool scrub_match(const char *entry, const char *const *scrub);
+
+/* --- escenv.c: an escalated command's environment --------------------- */
+struct loop;
+/* The session's own values of the variables escalated commands take from
+ * the session, copied from src ("NAME=value" array; shellesc_env_free
+ * frees it); NULL on ENOMEM. */
+char **escenv_capture(char *const *src);
+bool escenv_is_session_name(const char *name);
+/* 0, or -EINVAL (logged) when names holds one pass_env may not pass. */
+int escenv_check_pass(const struct loop *l, const char *const *names);
+/* The environment of an escalated command: session (escenv_capture's),
+ * then what may come from the caller.  A new pointer array; the strings
+ * are session's and caller's.  NULL on ENOMEM. */
+char **escenv_build(const struct shellesc_config *cfg, char *const *session,
+    char *const *caller);
+
+/* --- fdlimit.c: RLIMIT_NOFILE ------------------------------------------ */
+/* Raise the soft limit to the hard one; 0 or -errno. */
+int fdlimit_raise(void);
+/* The soft limit now (capped at 2^30). */
+long fdlimit_current(void);
+/* The limit children get back: false when it was never raised. */
+bool fdlimit_for_children(struct rlimit *out);
+
+/* --- inflight.c: requests in flight per client process ----------------- */
+#define INFLIGHT_BUCKETS 256
+
+struct inflight {
+	uid_t uid;
+	pid_t pid;
+	size_t streams;		/* its streams in flight (each holds fds) */
+	size_t handshakes;	/* ...of which still waiting for their request */
+	bool warned;		/* a refusal of it was logged */
+	struct inflight *next;
+};
+
+struct inflight_table {
+	struct inflight *bucket[INFLIGHT_BUCKETS];
+};
+
+struct inflight *inflight_find(struct inflight_table *t, uid_t uid, pid_t pid);
+/* Find or add; NULL on ENOMEM.  The caller counts in streams. */
+struct inflight *inflight_get(struct inflight_table *t, uid_t uid, pid_t pid);
+/* Free p once it has no stream left. */
+void inflight_put(struct inflight_table *t, struct inflight *p);
 
 /* --- spawn.c --------------------------------------------------------- */
 struct spawn_fd { int src, dst; };
@@ -175,7 +220,8 @@ struct spawn_spec {
 
 /*
  * fork+exec: the child gets exactly fds[] on their destinations (others
- * closed), default signal dispositions, an empty mask.  Returns 0 with *pid
+ * closed), default signal dispositions, an empty mask, and the fd limit
+ * the process had before a session raised it (fdlimit.c).  Returns 0 with *pid
  * and *pidfd (CLOEXEC) set, or -errno; an exec failure is reported as
  * -errno after the child was reaped.
  */
@@ -253,14 +299,36 @@ struct conn {
 	bool killing;
 	bool policy_holds;		/* the request is with the policy */
 	bool watched;			/* fd is in the epoll set */
+	bool handshaking;		/* admitted, its request not yet taken */
 	bool dead;			/* freed; memory kept until the batch ends */
 	int64_t deadline;		/* ms, CLOCK_MONOTONIC; 0: none */
 	int64_t started;
 	size_t rx_charged;		/* this conn's part of loop.rx_pending */
 	size_t held;			/* ...for its request, while the policy has it */
 	struct watch wfd, wpid;
+	struct inflight *inflight;	/* the client process's count */
 	struct conn *prev, *next;
 };
+
+/*
+ * Bounds on the streams in flight, so that no process of the session can
+ * fill the server's fd table or keep other processes' requests out: a
+ * stream is admitted (loop.c) only while its client process has fewer
+ * than LOOP_PEER_HANDSHAKES streams still waiting for their request (a
+ * real client writes its request before the hand-over, so it has none for
+ * long) and fewer than max_per_peer in all, and the session fewer than
+ * max_conns (half of them at most waiting for their request).  Anything
+ * past a bound is refused at once as busy.  max_conns comes from the fd
+ * limit: each stream can hold LOOP_CONN_FDS fds (itself, then a pidfd or
+ * the fds of its hand-over), and LOOP_FD_RESERVE are left to the
+ * embedding process.
+ */
+#define LOOP_PEER_HANDSHAKES	16
+#define LOOP_PEER_STREAMS	256
+#define LOOP_CONNS_MAX		4096
+#define LOOP_CONNS_MIN		16
+#define LOOP_CONN_FDS		(1 + SHELLESC_MAX_FDS)
+#define LOOP_FD_RESERVE		256
 
 struct loop {
 	struct shellesc_session *s;
@@ -272,6 +340,10 @@ struct loop {
 	struct conn *dead;		/* conn_free'd during this batch */
 	bool stopping;			/* loop_stop: conn_free frees everything */
 	size_t rx_pending;		/* bytes of frames being received and of requests held */
+	struct inflight_table inflight;
+	size_t nconns, handshakes;	/* in flight; of them waiting for their request */
+	size_t max_conns, max_per_peer;	/* see LOOP_PEER_STREAMS */
+	bool busy_warned;		/* a refusal for the session's bound was logged */
 	uint64_t next_id;
 	struct watch wsock, whub;
 };
@@ -284,7 +356,13 @@ void loop_log(const struct loop *l, enum shellesc_log_level lv, const char *fmt,
     __attribute__((format(printf, 3, 4)));
 int64_t loop_now_ms(void);
 
-struct conn *conn_new(struct loop *l, int fd);
+/* Size the bounds from the configuration and the fd limit. */
+void loop_bounds(struct loop *l);
+
+/* A new stream of the client process p (counted in until freed). */
+struct conn *conn_new(struct loop *l, int fd, struct inflight *p);
+/* The request has come: the stream no longer counts as a handshake. */
+void conn_handshake_done(struct conn *c);
 void conn_free(struct conn *c);
 void conn_reap_dead(struct loop *l);
 void conn_on_stream(struct conn *c);
@@ -305,6 +383,8 @@ struct shellesc_session {
 	 * running exec (set from a signal handler too, so no lock). */
 	atomic_bool cancelled;
 	int cancel_fd;
+	char **own_env;			/* escenv_capture: the session's own variables */
+	char **pass_env;		/* cfg.pass_env, copied */
 };
 
 #endif /* SHELLESC_SERVER_H */

@@ -87,11 +87,50 @@ session_sockets(struct shellesc_session *s)
 	return 0;
 }
 
+/*
+ * What escalated commands take from the session (escenv.c): its own
+ * variables as they are now, and its own copy of the names to pass.
+ */
+static int
+session_escenv(struct shellesc_session *s)
+{
+	const char *const *pass = s->cfg.pass_env;
+	size_t n = 0;
+	int r;
+
+	if ((r = escenv_check_pass(&s->loop, pass)) != 0)
+		return r;
+	while (pass && pass[n])
+		n++;
+	if ((s->pass_env = calloc(n + 1, sizeof(char *))) == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if ((s->pass_env[i] = strdup(pass[i])) == NULL)
+			return -ENOMEM;
+	s->cfg.pass_env = (const char *const *)s->pass_env;
+	s->own_env = escenv_capture(s->cfg.session_env ? s->cfg.session_env : environ);
+	s->cfg.session_env = NULL;	/* the caller's memory, not needed any more */
+	return s->own_env ? 0 : -ENOMEM;
+}
+
+/* Every stream is an fd of ours: make room for them (fdlimit.c). */
+static void
+session_fd_limit(struct shellesc_session *s)
+{
+	int r;
+
+	if (!s->cfg.keep_fd_limit && (r = fdlimit_raise()) != 0)
+		loop_log(&s->loop, SHELLESC_LOG_WARN, "cannot raise the fd limit: %s", strerror(-r));
+	loop_bounds(&s->loop);
+}
+
 static void
 session_free(struct shellesc_session *s)
 {
 	for (size_t i = 0; i < sizeof(s->env) / sizeof(s->env[0]); i++)
 		free(s->env[i]);
+	shellesc_env_free(s->own_env);
+	shellesc_env_free(s->pass_env);
 	if (s->loop.sock >= 0)
 		close(s->loop.sock);
 	if (s->client_fd >= 0)
@@ -129,8 +168,11 @@ shellesc_session_start(const struct shellesc_config *cfg,
 	else if ((s->loop.hub = hub_new()) == NULL)
 		r = -ENOMEM;
 	else if ((r = writable_roots(cfg->writable, &s->roots)) == 0 &&
-	    (r = session_sockets(s)) == 0 && (r = session_overlay(s)) == 0)
+	    (r = session_escenv(s)) == 0 && (r = session_sockets(s)) == 0 &&
+	    (r = session_overlay(s)) == 0) {
+		session_fd_limit(s);
 		r = loop_start(&s->loop);
+	}
 	if (r != 0) {
 		session_free(s);
 		return r;

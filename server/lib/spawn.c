@@ -243,7 +243,7 @@ spawn_exec(const struct spawn_spec *sp, int xfd)
 }
 
 static void __attribute__((noreturn))
-spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent)
+spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent, const struct rlimit *nofile)
 {
 	int e, xfd = -1;
 
@@ -262,6 +262,9 @@ spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent)
 	else if (sp->cwd != NULL && chdir(sp->cwd) != 0)
 		e = errno;
 	else {
+		/* last: fds above it were moved with it raised; a failure leaves it high */
+		if (nofile != NULL)
+			setrlimit(RLIMIT_NOFILE, nofile);
 		spawn_exec(sp, xfd);
 		e = errno;
 	}
@@ -292,6 +295,8 @@ int
 spawn_run(const struct spawn_spec *sp, pid_t *pid, int *pidfd)
 {
 	pid_t parent = getpid();
+	struct rlimit nofile;
+	bool restore = fdlimit_for_children(&nofile);
 	int pfd[2], r;
 
 	if (pipe2(pfd, O_CLOEXEC) != 0)
@@ -303,7 +308,7 @@ spawn_run(const struct spawn_spec *sp, pid_t *pid, int *pidfd)
 		return r;
 	}
 	if (*pid == 0)
-		spawn_child(sp, pfd[1], parent);
+		spawn_child(sp, pfd[1], parent, restore ? &nofile : NULL);
 	close(pfd[1]);
 	if (sp->new_pgrp)
 		setpgid(*pid, *pid);	/* also here: no race with a signal to the group */

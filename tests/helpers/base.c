@@ -112,6 +112,17 @@ th_same_file(int a, int b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+bool
+th_has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, line, n) == 0 && (l[n] == '\n' || l[n] == '\0'))
+			return true;
+	return false;
+}
+
 void
 th_write(int fd, const void *p, size_t n)
 {

@@ -2,6 +2,7 @@
 #ifndef SHELLESC_TEST_HELPERS_H
 #define SHELLESC_TEST_HELPERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -42,6 +43,9 @@ int th_same_file(int a, int b);
 
 /* Assert that bytes written to w come out of r (e.g. a received pipe end). */
 void th_check_pipe(int w, int r);
+
+/* Does text hold line, a whole line of it? */
+bool th_has_line(const char *text, const char *line);
 
 /* write(2) all of p, asserting success. */
 void th_write(int fd, const void *p, size_t n);

@@ -16,6 +16,7 @@
 
 #include "helpers/base.h"
 #include "helpers/session.h"
+#include "helpers/user.h"
 
 extern char **environ;
 
@@ -50,16 +51,18 @@ ts_env(struct shellesc_session *s, ...)
 	return env;
 }
 
-/* Child side: stdio from the pipes, default signals, then exec. */
+/* Child side: stdio from the pipes, default signals, u's ids (if u), then exec. */
 static void __attribute__((noreturn))
-ts_child(const int fds[3], const char *cwd, char *const env[], const char *path,
-    char *const argv[])
+ts_child(const int fds[3], const struct tu_user *u, const char *cwd, char *const env[],
+    const char *path, char *const argv[])
 {
 	sigset_t none;
 
 	for (int i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
 			_exit(125);
+	if (u != NULL && tu_become(u) != 0)
+		_exit(125);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
@@ -75,6 +78,13 @@ void
 ts_proc_start(struct ts_proc *p, const char *cwd, char *const env[],
     const char *path, char *const argv[])
 {
+	ts_proc_start_as(p, NULL, cwd, env, path, argv);
+}
+
+void
+ts_proc_start_as(struct ts_proc *p, const struct tu_user *u, const char *cwd,
+    char *const env[], const char *path, char *const argv[])
+{
 	int in[2], out[2], err[2];
 
 	th_pipe(in);
@@ -82,7 +92,7 @@ ts_proc_start(struct ts_proc *p, const char *cwd, char *const env[],
 	th_pipe(err);
 	cr_assert((p->pid = fork()) >= 0);
 	if (p->pid == 0)
-		ts_child((int[]){ in[0], out[1], err[1] }, cwd, env, path, argv);
+		ts_child((int[]){ in[0], out[1], err[1] }, u, cwd, env, path, argv);
 	close(in[0]);
 	close(out[1]);
 	close(err[1]);

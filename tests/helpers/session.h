@@ -91,6 +91,10 @@ struct ts_proc {
 /* Run path with argv and env in cwd (NULL: ours), stdio on pipes. */
 void ts_proc_start(struct ts_proc *p, const char *cwd, char *const env[],
     const char *path, char *const argv[]);
+/* The same as the unprivileged user u (tests/helpers/user.h; NULL: as we are). */
+struct tu_user;
+void ts_proc_start_as(struct ts_proc *p, const struct tu_user *u, const char *cwd,
+    char *const env[], const char *path, char *const argv[]);
 /* shellesc-execve-wrapper FILE ARGV... (argv NULL-terminated) under env. */
 void ts_wrapper_start(struct ts_proc *p, char *const env[], const char *cwd,
     const char *file, char *const argv[]);
