@@ -289,7 +289,8 @@ Test(wrapper, added_session_variables_taken_out, .timeout = TS_TIMEOUT)
 		ts_wrapper_start(&p, env, NULL, "/usr/bin/env", TS_V("env"));
 		cr_assert_eq(ts_proc_wait(&p, &out, NULL, &err), 0, "%s", err);
 		cr_assert_eq(tp.seen, i + 1, "%s: not asked", actions[i]);
-		cr_assert_not_null(strstr(out, actions[i]), "%s", out);
+		/* (an escalated command's environment is the server's to make) */
+		cr_assert(i == 1 || strstr(out, actions[i]) != NULL, "%s", out);
 		cr_assert_null(strstr(out, SHELLESC_ENV_SOCKET "="), "%s: %s", actions[i], out);
 		cr_assert_null(strstr(out, SHELLESC_ENV_ADDED), "%s: %s", actions[i], out);
 		free(out);

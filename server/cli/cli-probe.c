@@ -64,27 +64,16 @@ cli_probe_read(int fd, void *buf, size_t n, off_t off)
 	return 0;
 }
 
-/* Whether a program header of the 64-bit file at fd is a PT_INTERP. */
+/* Whether one of the file's program headers is a PT_INTERP (p_type is
+ * the first word of a header in both classes). */
 static bool
-cli_probe_interp64(int fd, const Elf64_Ehdr *h)
+cli_probe_interp(int fd, uint64_t off, unsigned n, unsigned size)
 {
-	Elf64_Phdr ph;
+	uint32_t type;
 
-	for (unsigned i = 0; i < h->e_phnum && i < 256; i++)
-		if (cli_probe_read(fd, &ph, sizeof(ph), (off_t)(h->e_phoff + i * h->e_phentsize)) == 0 &&
-		    ph.p_type == PT_INTERP)
-			return true;
-	return false;
-}
-
-static bool
-cli_probe_interp32(int fd, const Elf32_Ehdr *h)
-{
-	Elf32_Phdr ph;
-
-	for (unsigned i = 0; i < h->e_phnum && i < 256; i++)
-		if (cli_probe_read(fd, &ph, sizeof(ph), (off_t)(h->e_phoff + i * h->e_phentsize)) == 0 &&
-		    ph.p_type == PT_INTERP)
+	for (unsigned i = 0; i < n && i < 256; i++)
+		if (cli_probe_read(fd, &type, sizeof(type), (off_t)(off + (uint64_t)i * size)) == 0 &&
+		    type == PT_INTERP)
 			return true;
 	return false;
 }
@@ -108,8 +97,9 @@ cli_probe_elf_fd(int fd, struct cli_elf *e)
 	/* a file of the other byte order differs in machine anyway */
 	e->machine = e->cls == ELFCLASS64 ? u.h64.e_machine : u.h32.e_machine;
 	e->type = e->cls == ELFCLASS64 ? u.h64.e_type : u.h32.e_type;
-	e->interp = e->cls == ELFCLASS64 ? cli_probe_interp64(fd, &u.h64) :
-	    cli_probe_interp32(fd, &u.h32);
+	e->interp = e->cls == ELFCLASS64 ?
+	    cli_probe_interp(fd, u.h64.e_phoff, u.h64.e_phnum, u.h64.e_phentsize) :
+	    cli_probe_interp(fd, u.h32.e_phoff, u.h32.e_phnum, u.h32.e_phentsize);
 	return 0;
 }
 
