@@ -177,15 +177,19 @@ in_session() {
 # A fresh copy of the build tree that other users can reach (zsh's
 # P01privileged runs zsh as one), for a suite that must not share it.
 tree_copy() {
-	d=$(mktemp -d "${TMPDIR:-/tmp}/shellesc-$sh_name-$1.XXXXXX")
-	chmod 755 "$d"
-	if ! others_can_enter "$d"; then
-		rm -rf "$d"
-		d=$(mktemp -d "/var/tmp/shellesc-$sh_name-$1.XXXXXX")
-		chmod 755 "$d"
+	c=$(mktemp -d "${TMPDIR:-/tmp}/shellesc-$sh_name-$1.XXXXXX")
+	chmod 755 "$c"
+	if ! others_can_enter "$c"; then	# (it sets d)
+		rm -rf "$c"
+		c=$(mktemp -d "/var/tmp/shellesc-$sh_name-$1.XXXXXX")
+		chmod 755 "$c"
 	fi
-	cp -a "$tree/." "$d/"
-	echo "$d"
+	case $c in
+	*/shellesc-$sh_name-$1.*) ;;
+	*) die "mktemp gave '$c'" ;;
+	esac
+	cp -a "$tree/." "$c/"
+	echo "$c"
 }
 
 # bash's suite output (stdin) without what differs between two builds or runs.
@@ -299,7 +303,11 @@ run_session_suite() {
 	[ -x "${SHELLESC:-}" ] || die "--session needs SHELLESC, the shellesc command to run the session"
 	: >"$top/empty.rules"
 	suite_log=$out/$sh_name-suite-$session.log
-	copy=$(tree_copy "$session")
+	copy=$(tree_copy "$session") || exit 1
+	case $copy in
+	*/shellesc-$sh_name-$session.*) ;;
+	*) die "not a copy of the build tree: '$copy'" ;;
+	esac
 	log "running the test suite in a $session session, in $copy (output in $suite_log)"
 	rc=0
 	case $sh_name in
