@@ -294,6 +294,7 @@ run_zsh_suite() {
 
 # zsh's successful test scripts in a suite log, or 0.
 zsh_successes() {
+	[ -f "$1" ] || { echo 0; return; }
 	sed -n 's/^\([0-9]*\) successful test scripts.*/\1/p' "$1" | tail -n 1 | grep . || echo 0
 }
 
