@@ -25,6 +25,12 @@
 /* The wrapper the preload execs as that proxy (the session sets it with
  * LD_PRELOAD); the shellesc command also takes it as the wrapper to use. */
 #define SHELLESC_ENV_PROXY_PATH	"SHELLESC_WRAPPER"
+/* Set by a patched shell that added session variables (names, ':'
+ * separated) to an environment it was told to clear (exec -c): the wrapper
+ * takes them out again before asking and running, so the program gets the
+ * environment it was given.  The preload, which puts the session's
+ * variables in every child, drops this one. */
+#define SHELLESC_ENV_ADDED	"SHELLESC_WRAPPER_ADDED"
 
 /*
  * Handshake: one datagram on the session socket, exactly these bytes,

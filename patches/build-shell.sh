@@ -1,5 +1,5 @@
 #!/bin/sh
-# build-shell.sh [--unpatched] [--check] zsh|bash OUTDIR
+# build-shell.sh [--unpatched] [--check [--session MODE]] zsh|bash OUTDIR
 # build-shell.sh --source zsh|bash OUTDIR
 #
 # Build Debian bookworm's zsh or bash with shellesc's EXEC_WRAPPER patch
@@ -19,6 +19,16 @@
 #   --source     only unpack Debian's source, unpatched and unbuilt, into
 #                OUTDIR/src/SHELL-pristine and print that path (what
 #                make bench builds as real work)
+#   --session MODE  run the suite inside a live shellesc session instead,
+#                `$SHELLESC run --force --mode MODE` (wrapper or both) with
+#                an empty rules file (every command is asked and runs), in a
+#                copy of the build tree (so both modes can run at once);
+#                output in OUTDIR/SHELL-suite-MODE.log.  zsh's must pass
+#                with as many successful scripts as the run with
+#                EXEC_WRAPPER unset; bash's must equal the unpatched
+#                build's, as above.  SHELLESC names the shellesc command
+#                (SHELLESC_PRELOAD and SHELLESC_WRAPPER, when set, its
+#                preload and wrapper).
 #
 # Needs, once, as root: a deb-src entry (added from the existing bookworm deb
 # entries when apt has none), the build dependencies (an explicit list,
@@ -29,21 +39,26 @@
 # OUTDIR/src).  Documentation is not built.
 set -eu
 
-unpatched=no check=no source_only=no
+unpatched=no check=no session="" source_only=no
 while [ $# -gt 0 ]; do
 	case $1 in
 	--unpatched) unpatched=yes ;;
 	--check) check=yes ;;
 	--source) source_only=yes ;;
+	--session) shift; session=${1:-} ;;
 	-*) echo "build-shell.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 	shift
 done
 if [ $# -ne 2 ] || { [ "$1" != zsh ] && [ "$1" != bash ]; }; then
-	echo "usage: build-shell.sh [--unpatched] [--check] zsh|bash OUTDIR" >&2
+	echo "usage: build-shell.sh [--unpatched] [--check [--session MODE]] zsh|bash OUTDIR" >&2
 	exit 2
 fi
+case $session in
+''|wrapper|both) ;;
+*) echo "build-shell.sh: --session wrapper or both" >&2; exit 2 ;;
+esac
 sh_name=$1
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$2"
@@ -54,7 +69,7 @@ patch_file=$here/$sh_name-exec-wrapper.patch
 out=$top tree=$top/src/$sh_name
 [ $unpatched = no ] || out=$top/unpatched tree=$top/src/$sh_name-unpatched
 started=$(date +%s)
-log() { echo "build-shell.sh: $sh_name: $* ($(($(date +%s) - started))s)"; }
+log() { echo "build-shell.sh: $sh_name${session:+ ($session session)}: $* ($(($(date +%s) - started))s)"; }
 die() { echo "build-shell.sh: $sh_name: $*" >&2; exit 1; }
 
 case $sh_name in
@@ -160,9 +175,37 @@ build() {
 	log "installed $out/bin/$sh_name"
 }
 
+# The command words that run a suite: in a session (--session), or as is.
+in_session() {
+	if [ -n "$session" ]; then
+		"$SHELLESC" run --force --mode "$session" -p "$top/empty.rules" -- "$@"
+	else
+		env -u EXEC_WRAPPER "$@"
+	fi
+}
+
+# A fresh copy of the build tree that other users can reach (zsh's
+# P01privileged runs zsh as one), for a suite that must not share it.
+tree_copy() {
+	c=$(mktemp -d "${TMPDIR:-/tmp}/shellesc-$sh_name-$1.XXXXXX")
+	chmod 755 "$c"
+	if ! others_can_enter "$c"; then	# (it sets d)
+		rm -rf "$c"
+		c=$(mktemp -d "/var/tmp/shellesc-$sh_name-$1.XXXXXX")
+		chmod 755 "$c"
+	fi
+	case $c in
+	*/shellesc-$sh_name-$1.*) ;;
+	*) die "mktemp gave '$c'" ;;
+	esac
+	cp -a "$tree/." "$c/"
+	echo "$c"
+}
+
 # bash's suite output (stdin) without what differs between two builds or runs.
 bash_normalize() {
-	sed -e "s|$top/src/bash[-a-z]*|BUILD|g" -e 's/process group ([0-9]*)/process group (PID)/'
+	sed -e "s|$top/src/bash[-a-z]*|BUILD|g" -e "s|${copy:-/nonexistent/}|BUILD|g" \
+	    -e 's/process group ([0-9]*)/process group (PID)/'
 }
 
 # Split a bash suite log into DIR/run-NAME, one file per test script.
@@ -172,11 +215,13 @@ bash_sections() {
 	    f { print >f }'
 }
 
-# Run one of bash's test scripts as run-all does, in build tree $1.
+# Run one of bash's test scripts as run-all does, in build tree $1 (the
+# patched one in the session, with --session).
 bash_one_test() {
 	(cd "$1/tests" && BASH_TSTOUT=$(mktemp) && export BUILD_DIR="$1" THIS_SH="$1/bash" \
 	    PATH=".:$1/tests:$PATH" BASH_TSTOUT && unset BASH_ENV EXEC_WRAPPER &&
-	    sh "$2" 2>&1 </dev/null; rm -f "$BASH_TSTOUT") | bash_normalize
+	    if [ "$1" = "$ptree" ]; then in_session sh "$2"; else sh "$2"; fi 2>&1 </dev/null
+	    rm -f "$BASH_TSTOUT") | bash_normalize
 }
 
 # Whether some output of test $2 kept in $1 from one build equals some
@@ -196,7 +241,7 @@ bash_outputs_meet() {
 # again in both trees, up to four times, and passes when an output of the
 # one build equals an output of the other.
 compare_bash_suites() {
-	cmpd=$out/bash-suite.cmp
+	cmpd=$out/bash-suite${session:+-$session}.cmp
 	rm -rf "$cmpd"
 	mkdir -p "$cmpd/unpatched" "$cmpd/patched"
 	bash_sections "$1" "$cmpd/unpatched"
@@ -215,11 +260,12 @@ compare_bash_suites() {
 			try=$((try + 1))
 			log "$t: output differs; running it again in both builds ($try/4)"
 			bash_one_test "$top/src/bash-unpatched" "$t" >"$cmpd/unpatched/$t.$try"
-			bash_one_test "$tree" "$t" >"$cmpd/patched/$t.$try"
+			bash_one_test "$ptree" "$t" >"$cmpd/patched/$t.$try"
 		done
 	done
 	[ -z "$failed" ] || die "the output of$failed differs from the unpatched build's (above)"
 	log "the output of all $n test scripts equals the unpatched build's"
+	[ -z "$session" ] || [ "$n" -gt 50 ] || die "only $n test scripts ran in the session"
 }
 
 # Can users other than root reach dir (search permission on it and every parent)?
@@ -256,8 +302,52 @@ run_zsh_suite() {
 	return $rc
 }
 
+# zsh's successful test scripts in a suite log, or 0.
+zsh_successes() {
+	[ -f "$1" ] || { echo 0; return; }
+	sed -n 's/^\([0-9]*\) successful test scripts.*/\1/p' "$1" | tail -n 1 | grep . || echo 0
+}
+
+# The shell's own suite inside a live session (--session), in a copy of
+# the build tree.
+run_session_suite() {
+	[ -x "${SHELLESC:-}" ] || die "--session needs SHELLESC, the shellesc command to run the session"
+	: >"$top/empty.rules"
+	suite_log=$out/$sh_name-suite-$session.log
+	copy=$(tree_copy "$session") || exit 1
+	case $copy in
+	*/shellesc-$sh_name-$session.*) ;;
+	*) die "not a copy of the build tree: '$copy'" ;;
+	esac
+	log "running the test suite in a $session session, in $copy (output in $suite_log)"
+	rc=0
+	case $sh_name in
+	zsh)	(cd "$copy" && in_session make check) >"$suite_log" 2>&1 </dev/null || rc=$?
+		rm -rf "$copy"
+		grep -E 'successful test scripts|failures|skipped' "$suite_log" | tail -n 3 || true
+		[ $rc = 0 ] || die "zsh's test suite failed in a $session session (see $suite_log)"
+		want=$(zsh_successes "$out/zsh-suite.log") got=$(zsh_successes "$suite_log")
+		[ "$want" = 0 ] || [ "$got" = "$want" ] ||
+		    die "$got successful test scripts in a $session session, $want with EXEC_WRAPPER unset"
+		log "suite done: $got successful test scripts, 0 failures"
+		;;
+	bash)	(cd "$copy" && in_session make tests) >"$suite_log" 2>&1 </dev/null || true
+		log "suite done: $(grep -c '^run-' "$suite_log") test scripts"
+		control=$top/unpatched/bash-suite.log
+		[ -f "$control" ] || die "no $control to compare with: run build-shell.sh --unpatched --check bash first"
+		ptree=$copy
+		rc=0
+		(compare_bash_suites "$control" "$suite_log") || rc=$?
+		rm -rf "$copy"
+		[ $rc = 0 ] || exit $rc
+		;;
+	esac
+}
+
 # The shell's own suite, with EXEC_WRAPPER unset, in the build tree.
 run_suite() {
+	[ -z "$session" ] || { run_session_suite; return; }
+	ptree=$tree
 	cd "$tree"
 	suite_log=$out/$sh_name-suite.log
 	log "running the test suite (output in $suite_log)"
@@ -296,4 +386,6 @@ else
 	version=$(source_version)
 	build "$version"
 fi
+[ $check = no ] || [ $unpatched = yes ] || [ -z "$session" ] ||
+    [ -x "$out/bin/$sh_name" ] || die "no patched $sh_name built"
 [ $check = no ] || run_suite

@@ -53,14 +53,17 @@ static __thread struct pl_live {
 	pid_t pid;		/* the process that mapped it */
 } pl_live __attribute__((tls_model("initial-exec")));
 
-/* shellesc's variables; the first PL_V_PROXY are put back when missing. */
-enum { PL_V_SOCK, PL_V_PRELOAD, PL_V_WRAPPER, PL_V_PROXY_PATH, PL_V_PROXY, PL_NV };
+/* shellesc's variables; the first PL_V_PROXY are put back when missing,
+ * the others are never passed on (the session's variables are in every
+ * child here: nothing was added that the wrapper should take out). */
+enum { PL_V_SOCK, PL_V_PRELOAD, PL_V_WRAPPER, PL_V_PROXY_PATH, PL_V_PROXY, PL_V_ADDED, PL_NV };
 static const char *const pl_var_names[PL_NV] = {
 	[PL_V_SOCK] = SHELLESC_ENV_SOCKET "=",
 	[PL_V_PRELOAD] = PL_PRELOAD,
 	[PL_V_WRAPPER] = SHELLESC_ENV_WRAPPER "=",
 	[PL_V_PROXY_PATH] = SHELLESC_ENV_PROXY_PATH "=",
 	[PL_V_PROXY] = SHELLESC_ENV_PROXY "=",
+	[PL_V_ADDED] = SHELLESC_ENV_ADDED "=",
 };
 
 /* Which of our variables e sets, or PL_NV. */

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -122,12 +123,85 @@ pl_ask(const struct pl_copy *c, int *stream)
 	return PL_DENY;
 }
 
+/*
+ * The last deny of this process image.  A program that walks PATH itself
+ * (CPython's subprocess tries /usr/bin/rm, then /bin/rm: one file under
+ * usrmerge) asks again about the same file with the same argv and
+ * environment within moments; that repeat is answered from the first
+ * decision here, not asked nor audited again.  Only denies are kept, so
+ * nothing the process does to this memory can make anything run that the
+ * server would not allow: at worst something is refused unasked.  The pid
+ * tells a vfork child's record (same memory) from its parent's.
+ */
+#define PL_REPEAT_NS 2000000000LL	/* how long a walk may take */
+
+static struct {
+	dev_t dev;
+	ino_t ino;
+	unsigned long long sum;	/* of argv and env */
+	long long at;		/* CLOCK_MONOTONIC ns of the answer */
+	pid_t pid;		/* published last; 0: none */
+} pl_denied;
+
+static long long
+pl_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		return 0;
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* FNV-1a over the strings of v, each with its NUL. */
+static unsigned long long
+pl_sum(unsigned long long h, char *const *v)
+{
+	for (; v && *v; v++)
+		for (const unsigned char *p = (const unsigned char *)*v;; p++) {
+			h = (h ^ *p) * 0x100000001b3ULL;
+			if (*p == '\0')
+				break;
+		}
+	return (h ^ 0xff) * 0x100000001b3ULL;	/* between argv and env */
+}
+
+static unsigned long long
+pl_copy_sum(const struct pl_copy *c)
+{
+	return pl_sum(pl_sum(0xcbf29ce484222325ULL, c->argv), c->env);
+}
+
+/* Whether c repeats this image's last deny (st: c->path's identity). */
+static bool
+pl_repeats_deny(const struct pl_copy *c, const struct stat *st)
+{
+	long long now = pl_now();
+
+	return __atomic_load_n(&pl_denied.pid, __ATOMIC_ACQUIRE) == getpid() &&
+	    pl_denied.dev == st->st_dev && pl_denied.ino == st->st_ino &&
+	    now - pl_denied.at < PL_REPEAT_NS && pl_denied.sum == pl_copy_sum(c);
+}
+
+static void
+pl_remember_deny(const struct pl_copy *c, const struct stat *st)
+{
+	__atomic_store_n(&pl_denied.pid, 0, __ATOMIC_RELEASE);
+	pl_denied.dev = st->st_dev;
+	pl_denied.ino = st->st_ino;
+	pl_denied.sum = pl_copy_sum(c);
+	pl_denied.at = pl_now();
+	__atomic_store_n(&pl_denied.pid, getpid(), __ATOMIC_RELEASE);
+}
+
 /* The wrapper's own exec is not a decision: it asks about its FILE itself. */
 enum pl_verdict
 pl_decide(struct pl_copy *c, int *stream)
 {
 	const char *wrapper;
 	enum pl_verdict v;
+	struct stat st;
+	bool known;
 	int saved = errno;
 
 	if (!pl.active)
@@ -136,7 +210,11 @@ pl_decide(struct pl_copy *c, int *stream)
 		c->run = wrapper;	/* the session's path, not the caller's */
 		return PL_PASS;
 	}
-	v = pl_ask(c, stream);
+	known = stat(c->path, &st) == 0;
+	if (known && pl_repeats_deny(c, &st))
+		v = PL_DENY;
+	else if ((v = pl_ask(c, stream)) == PL_DENY && known)
+		pl_remember_deny(c, &st);
 	errno = saved;
 	return v;
 }

@@ -157,7 +157,10 @@ enum pl_verdict { PL_RUN, PL_ESCALATE, PL_DENY, PL_FAIL, PL_PASS };
  * wrapper the session named when the library was loaded): its own exec is
  * not a decision, and c->run is set to the session's path of it.
  * PL_ESCALATE leaves *stream open.  PL_DENY and PL_FAIL have printed their
- * message; the exec fails with EACCES.  errno is kept.
+ * message; the exec fails with EACCES.  A repeat of this process image's
+ * last deny (same file by device and inode, same argv and environment,
+ * moments later: a PATH walk of the program's own) is PL_DENY unasked and
+ * unsaid (gate.c).  errno is kept.
  */
 enum pl_verdict pl_decide(struct pl_copy *c, int *stream);
 

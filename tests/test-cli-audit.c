@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "helpers/cli.h"
@@ -28,8 +29,8 @@ static size_t nev;
 static void
 audited_in(const char *mode, const char *script, const char *approver)
 {
-	char *args[16] = { "run", "-p", "t.rules", "--mode", (char *)mode, "-a", "audit.log" };
-	size_t n = 7;
+	char *args[16] = { "run", "--force", "-p", "t.rules", "--mode", (char *)mode, "-a", "audit.log" };
+	size_t n = 8;
 	char *log;
 
 	if (approver) {
@@ -167,7 +168,7 @@ Test(cli_audit, lines_never_interleave)
 /* '-': the same objects on stderr. */
 Test(cli_audit, to_stderr)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-a", "-",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-a", "-",
 	    "--", "bash", "-c", TC_GATE "G touch made"));
 	cr_assert_eq(tc_code(&r), 126);
 	ev = tc_json_lines(&t, r.err, &nev);
@@ -178,8 +179,40 @@ Test(cli_audit, to_stderr)
 /* syslog: accepted, and the session runs (the log itself is the system's). */
 Test(cli_audit, to_syslog)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-a", "syslog",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-a", "syslog",
 	    "--", "bash", "-c", TC_GATE "G echo hi"));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "hi\n");
+}
+
+/*
+ * CPython's subprocess walks PATH itself: /usr/bin/rm is denied, then it
+ * tries /bin/rm, the same file under usrmerge.  One command, one decision:
+ * asked, said and audited once; the program still gets EACCES.
+ */
+Test(cli_audit, path_walk_repeat_decided_once)
+{
+	struct stat a, b;
+	char *log;
+
+	if (stat("/usr/bin/rm", &a) != 0 || stat("/bin/rm", &b) != 0 ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		TC_SKIP(&t, &r, "/usr/bin/rm and /bin/rm are not one file (no usrmerge)");
+	TC_NEED_PRELOAD(&t, &r);
+	tc_file(&t, "t.rules", "prefix_rule(pattern=[\"rm\"], decision=\"deny\")\n");
+	tc_setpath(&t, "/usr/bin:/bin");
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "-a", "audit.log", "--",
+	    "/usr/bin/python3", "-c", "import subprocess\n"
+	    "try: subprocess.run(['rm', 'x'])\n"
+	    "except PermissionError as e: print('errno', e.errno)\n"));
+	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
+	cr_assert_str_eq(r.out, "errno 13\n", "%s", r.err);
+	cr_assert_not_null(log = tc_read(&t, "audit.log"));
+	ev = tc_json_lines(&t, log, &nev);
+	free(log);
+	cr_assert_eq(nev, 1, "%zu audit events for one command", nev);
+	cr_assert_str_eq(tc_jstr(ev[0], "decision"), "deny");
+	cr_assert_not_null(strstr(r.err, "execution denied"), "%s", r.err);
+	cr_assert_null(strstr(strstr(r.err, "execution denied") + 1, "execution denied"),
+	    "said twice:\n%s", r.err);
 }

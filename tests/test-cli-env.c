@@ -44,7 +44,7 @@ TestSuite(cli_env, .init = setup, .fini = teardown, .timeout = TC_TIMEOUT);
 
 Test(cli_env, pass_env_passes_by_name_only)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force",
 	    "--pass-env", "ORDINARY", "--", "bash", "-c",
 	    TC_GATE "ORDINARY=x OTHER=y G env; echo \"env: $?\""));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
@@ -69,7 +69,7 @@ ParameterizedTest(size_t *i, cli_env, pass_env_refused)
 		{ "A=B", "shellesc: run: --pass-env 'A=B': expected a variable's name\n" },
 	};
 
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--pass-env",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "--pass-env",
 	    (char *)cases[*i].name, "--", "true"));
 	cr_assert_eq(tc_code(&r), 125);
 	cr_assert_not_null(strstr(r.err, cases[*i].why), "%s", r.err);
@@ -86,7 +86,7 @@ Test(cli_env, escalated_commands_get_the_outer_tmpdir)
 	while (t.env[n])
 		n++;
 	t.env[n] = "TMPDIR=/tmp";
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-s", "landlock",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-s", "landlock",
 	    "--", "bash", "-c", TC_GATE "echo \"in: $TMPDIR\"; G env"));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_not_null(strstr(r.out, "in: /tmp/shellesc."), "%s", r.out);
@@ -104,7 +104,7 @@ Test(cli_env, the_fd_limit_is_raised_for_the_server_only)
 		TC_SKIP(&t, &r, "the hard fd limit is only %lu", (unsigned long)rl.rlim_max);
 	rl.rlim_cur = 512;
 	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--", "bash", "-c",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "--", "bash", "-c",
 	    TC_GATE "echo \"in: $(ulimit -Sn)\"; G sh -c 'echo \"escalated: $(ulimit -Sn)\"';"
 	    " grep '^Max open files' /proc/$PPID/limits | tr -s ' ' | cut -d' ' -f4,5"));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
@@ -212,7 +212,7 @@ Test(cli_env, environment_attacks_from_the_sandbox)
 	free(err);
 
 	ts_proc_start_as(&p, &u, sbx, env, TEST_SHELLESC, TS_V("shellesc", "run", "-p", rulesf,
-	    "--mode", "wrapper", "-s", "landlock", "-w", sbx, "--", "bash", "-c", (char *)script));
+	    "--mode", "wrapper", "--force", "-s", "landlock", "-w", sbx, "--", "bash", "-c", (char *)script));
 	st = ts_proc_wait(&p, &o, NULL, &err);
 	cr_log_info("shellesc run as %s: status %#x\nstdout:\n%sstderr:\n%s", u.name, st, o, err);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x: %s", st, err);

@@ -58,9 +58,9 @@ TestSuite(cli_jobs, .init = setup, .fini = teardown, .timeout = TC_TIMEOUT);
 static void
 start(char *const bash_args[])
 {
-	char *argv[16] = { (char *)TEST_SHELLESC, "run", "-p", "t.rules", "--mode", "wrapper",
+	char *argv[16] = { (char *)TEST_SHELLESC, "run", "-p", "t.rules", "--mode", "wrapper", "--force",
 	    "--", "bash" };
-	size_t n = 8;
+	size_t n = 9;
 
 	while (*bash_args)
 		argv[n++] = *bash_args++;

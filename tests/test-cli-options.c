@@ -88,7 +88,7 @@ static const struct bad bads[] = {
 	{ { "run", "-p", "/nonexistent/x.rules", "true" }, "/nonexistent/x.rules" },
 	{ { "run", "-p", "@bad.rules", "true" }, "bad.rules:1:" },
 	{ { "run", "-a", "/nonexistent/audit.log", "true" }, "--audit /nonexistent/audit.log" },
-	{ { "run", "--mode", "wrapper", "--", "no-such-program-here" }, "command not found" },
+	{ { "run", "--mode", "wrapper", "--force", "--", "no-such-program-here" }, "command not found" },
 	{ { "check" }, "no ARGV" },
 	{ { "check", "--mode", "both", "ls" }, "unknown option --mode" },
 	{ { "exec" }, "-c COMMAND is required" },
@@ -125,7 +125,7 @@ ParameterizedTest(size_t *i, cli_options, bad)
 /* A PROGRAM that exists but cannot be executed: 126. */
 Test(cli_options, program_not_executable)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", (char *)tc_file(&t, "plain", "x\n")));
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", (char *)tc_file(&t, "plain", "x\n")));
 	cr_assert_eq(tc_code(&r), 126, "%s", r.err);
 	cr_assert_not_null(strstr(r.err, "Permission denied"), "%s", r.err);
 }

@@ -26,7 +26,7 @@ TC_SUITE(cli_prompt, rules);
 static void
 with_approver(const char *approver, const char *timeout, const char *script)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force",
 	    "--prompt-timeout", (char *)timeout, "--approver", (char *)approver,
 	    "--", "bash", "-c", (char *)script));
 }
@@ -148,7 +148,7 @@ Test(cli_prompt, one_prompt_at_a_time_others_go_on)
 /* setsid: no controlling terminal, nobody to ask. */
 Test(cli_prompt, no_terminal_denies)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "--",
 	    "bash", "-c", TOUCH));
 	cr_assert_str_eq(r.out, "touch: 126\n");
 	cr_assert_not_null(strstr(r.err, "execution denied: no terminal to ask for approval"),
@@ -159,7 +159,7 @@ Test(cli_prompt, no_terminal_denies)
 static int
 on_pty(const char *const answers[], const char *timeout, const char *script)
 {
-	return tc_run_pty(&t, &r, answers, TS_V("run", "-p", "t.rules", "--mode", "wrapper",
+	return tc_run_pty(&t, &r, answers, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force",
 	    "--prompt-timeout", (char *)timeout, "--", "bash", "-c", (char *)script));
 }
 
@@ -214,7 +214,7 @@ Test(cli_prompt, tty_always_is_remembered)
 	char *saved, rule[512];
 
 	cr_assert_eq(tc_run_pty(&t, &r, (const char *[]){ "always", NULL }, TS_V("run",
-	    "--mode", "wrapper", "--default", "prompt", "--", "bash", "-c", (char *)script)), 1);
+	    "--mode", "wrapper", "--force", "--default", "prompt", "--", "bash", "-c", (char *)script)), 1);
 	cr_assert_not_null(strstr(r.out, "[a]lways"), "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "touch: 0\r\nagain: 0\r\n"), "%s", r.out);
 	saved = tc_read(&t, "xdg/shellesc/rules/default.rules");
@@ -224,7 +224,7 @@ Test(cli_prompt, tty_always_is_remembered)
 	cr_assert_not_null(strstr(saved, "decision=\"escalate\""), "%s", saved);
 	free(saved);
 	tc_res_free(&r);
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--default", "prompt", "--",
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "--default", "prompt", "--",
 	    "bash", "-c", TOUCH));
 	cr_assert_str_eq(r.out, "touch: 0\n", "%s", r.err);
 	cr_assert_str_eq(r.err, "");

@@ -26,7 +26,7 @@ TC_SUITE(cli_run, rules);
 static void
 run_script(const char *mode, const char *script)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", (char *)mode, "--",
+	tc_run(&t, &r, NULL, TS_V("run", "--force", "-p", "t.rules", "--mode", (char *)mode, "--",
 	    "bash", "-c", (char *)script));
 }
 
@@ -54,7 +54,7 @@ Test(cli_run, deny_without_justification_names_the_rule)
 /* --default deny: what no rule matches is refused, saying so. */
 Test(cli_run, default_deny)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--default", "deny",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "--default", "deny",
 	    "--", "bash", "-c", TC_GATE "G true; echo $?"));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "126\n");
@@ -76,7 +76,7 @@ Test(cli_run, escalate_and_run)
  * every command runs in place. */
 Test(cli_run, no_rules_runs_everything)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--", "bash", "-c",
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "--", "bash", "-c",
 	    TC_GATE "G touch made; echo $?"));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "0\n");
@@ -91,7 +91,7 @@ Test(cli_run, user_rules_directory)
 	cr_assert_eq(mkdir(tc_path(&t, "xdg/shellesc/rules"), 0700), 0);
 	tc_file(&t, "xdg/shellesc/rules/a.rules", rules);
 	tc_file(&t, "xdg/shellesc/rules/ignored.txt", "this is not a rules file (");
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--", "bash", "-c",
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "--", "bash", "-c",
 	    TC_GATE "G touch made; echo $?"));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "126\n");
@@ -120,7 +120,7 @@ Test(cli_run, script_without_shebang)
 	const char *script = tc_file(&t, "noshebang", "echo \"script: $1\"\n");
 
 	chmod(script, 0755);
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", (char *)script, "arg"));
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", (char *)script, "arg"));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "script: arg\n");
 }
@@ -131,7 +131,7 @@ Test(cli_run, signals_to_shellesc_reach_program)
 	struct ts_proc p;
 	char line[64];
 
-	tc_start(&t, &p, TS_V("run", "--mode", "wrapper", "--", "bash", "-c",
+	tc_start(&t, &p, TS_V("run", "--mode", "wrapper", "--force", "--", "bash", "-c",
 	    "trap 'echo got TERM; kill $!; exit 9' TERM; echo ready; sleep 100 & wait"));
 	ts_read_line(p.out, line, sizeof(line), 10000);
 	cr_assert_str_eq(line, "ready\n");
@@ -159,7 +159,7 @@ Test(cli_run, session_cost)
 
 	for (int i = 0; i < 10; i++) {
 		tc_res_free(&r);
-		tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "true"));
+		tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "true"));
 		cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	}
 	cr_log_info("shellesc run true: %.1f ms per session", (double)(ts_now_ms() - t0) / 10);

@@ -58,7 +58,7 @@ Test(cli_sandbox, escalate_escapes_the_sandbox)
 	    " G touch \"$TMPDIR/tmp\"; echo \"TMPDIR: $?\";"
 	    " echo x > /dev/null; echo \"null: $?\"",
 	    outside, outside, outside);
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force",
 	    "--sandbox", "landlock", "--", "bash", "-c", script));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "escalated: 0\nin place: 1\nredirected: 1\ncwd: 0\n"
@@ -76,7 +76,7 @@ Test(cli_sandbox, writable_replaces_the_defaults)
 	need_landlock(1);
 	snprintf(script, sizeof(script), TC_GATE "G touch %s/ok; echo \"outside: $?\";"
 	    " G touch made 2>/dev/null; echo \"cwd: $?\"", outside);
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "-s", "landlock", "-w", (char *)outside,
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "-s", "landlock", "-w", (char *)outside,
 	    "--", "bash", "-c", script));
 	cr_assert_str_eq(r.out, "outside: 0\ncwd: 1\n", "%s", r.err);
 	cr_assert(outside_has("ok"));
@@ -123,11 +123,11 @@ Test(cli_sandbox, no_network)
 	need_landlock(4);
 	fd = listener(&port);
 	snprintf(script, sizeof(script), "exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port);
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "-s", "landlock", "--", "bash",
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "-s", "landlock", "--", "bash",
 	    "-c", script));
 	cr_assert_str_eq(r.out, "connected\n", "%s", r.err);
 	tc_res_free(&r);
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "-s", "landlock", "--no-network",
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "-s", "landlock", "--no-network",
 	    "--", "bash", "-c", script));
 	cr_assert_str_eq(r.out, "");
 	cr_assert_not_null(strstr(r.err, "Permission denied"), "%s", r.err);

@@ -103,9 +103,9 @@ attacker(bool landlock)
 static int
 session(bool landlock, const char *const answers[], const char *script)
 {
-	char *argv[20] = { (char *)TEST_SHELLESC, "run", "-p", "t.rules", "--mode", "wrapper",
+	char *argv[20] = { (char *)TEST_SHELLESC, "run", "-p", "t.rules", "--mode", "wrapper", "--force",
 	    "--prompt-timeout", "30" };
-	size_t n = 8;
+	size_t n = 9;
 
 	if (landlock) {
 		argv[n++] = "-s";
@@ -169,7 +169,7 @@ ParameterizedTest(size_t *i, cli_tty, nothing_pushed_reaches_the_shell_after)
 
 	attacker(modes[*i].landlock);
 	snprintf(inner, sizeof(inner), "%s push $'echo INJECTED\\n'", a.probe);
-	n = asprintf(&outer, "'%s' run -p t.rules --mode wrapper %s%s -- bash -c \"$0\"; "
+	n = asprintf(&outer, "'%s' run -p t.rules --mode wrapper --force %s%s -- bash -c \"$0\"; "
 	    "read -r -t 3 line; echo \"after:[$line]\"", TEST_SHELLESC,
 	    modes[*i].landlock ? "-s landlock -w " : "", modes[*i].landlock ? a.sbx : "");
 	cr_assert_gt(n, 0);
@@ -260,7 +260,7 @@ Test(cli_tty, landlock_keeps_job_control)
 
 	attacker(true);
 	tc_file(&t, "rc", TC_RC);
-	tc_pty_start(&t, &p, a.as, (char *[]){ (char *)TEST_SHELLESC, "run", "--mode", "wrapper",
+	tc_pty_start(&t, &p, a.as, (char *[]){ (char *)TEST_SHELLESC, "run", "--mode", "wrapper", "--force",
 	    "-s", "landlock", "-w", (char *)a.sbx, "--", "bash", "--noprofile", "--rcfile", "rc",
 	    "-i", NULL });
 	tc_pty_expect(&p, TC_PS1, 10000);

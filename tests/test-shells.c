@@ -310,13 +310,23 @@ struct run {
 	size_t out_len;
 };
 
-/* sh -c script (-lc when login) in a fresh session, extra rules first. */
+/* The preload, or the test is skipped, saying why. */
 static void
-run_in_session(const char *sh, const char *script, int login, const struct rule *extra,
-    struct run *r)
+need_preload(void)
+{
+#ifdef TEST_SANITIZERS
+	skip_because("a sanitizer build's preload cannot load into the shells (docs/preload.md)");
+#endif
+}
+
+/* sh -c script (-lc when login) in a fresh session catching execs by
+ * intercept (SHELLESC_INTERCEPT_*), extra rules first. */
+static void
+run_in_mode(const char *sh, const char *script, int login, const struct rule *extra,
+    unsigned intercept, struct run *r)
 {
 	struct shellesc_config cfg = { .policy = record_policy,
-	    .intercept = SHELLESC_INTERCEPT_WRAPPER, .wrapper_path = TEST_WRAPPER };
+	    .intercept = intercept, .wrapper_path = TEST_WRAPPER, .preload_path = TEST_PRELOAD };
 	struct shellesc_exec_params p = { .command = script, .workdir = dir, .shell = sh,
 	    .env = shell_env(NULL), .timeout_ms = 30000, .login = login };
 	struct shellesc_exec_result res;
@@ -333,6 +343,14 @@ run_in_session(const char *sh, const char *script, int login, const struct rule 
 	memcpy(r->out, res.out, res.out_len + 1);	/* may hold NULs */
 	r->err = strdup(res.err);
 	shellesc_exec_result_free(&res);
+}
+
+/* ... in wrapper mode. */
+static void
+run_in_session(const char *sh, const char *script, int login, const struct rule *extra,
+    struct run *r)
+{
+	run_in_mode(sh, script, login, extra, SHELLESC_INTERCEPT_WRAPPER, r);
 }
 
 static void
@@ -796,15 +814,111 @@ SHELL_TEST(login_startup_files)
 	run_free(&r);
 }
 
-/* exec -c clears the command's environment: the wrapper then finds no
- * session and refuses (fail closed) -- the command does not run. */
-SHELL_TEST(exec_clean_env_fails_closed)
+/* exec -c clears the command's environment: the session still reaches the
+ * wrapper (the shell adds its socket, the wrapper takes it out again), the
+ * command is decided, and it gets the empty environment it was given. */
+SHELL_TEST(exec_clean_env_is_decided)
 {
 	struct run r;
 
-	run_in_session(sh, "(exec -c /usr/bin/touch made); echo \"rc=$?\"", 0, NULL, &r);
-	expect_out(&r, "rc=126");
-	expect_err(&r, "no usable shellesc session");
-	cr_assert_not(exists("made"));
+	run_in_session(sh, "(exec -c /usr/bin/env); echo \"env=$?\"; "
+	    "(exec -c /usr/bin/touch made); echo \"touch=$?\"; "
+	    "(exec -c /bin/rm -f made); echo \"rm=$?\"", 0, NULL, &r);
+	cr_assert_str_eq(r.out, "env=0\ntouch=0\nrm=126\n", "stderr:\n%s", r.err);
+	expect_decision("env", NULL, SHELLESC_RUN);
+	expect_decision("touch", "made", SHELLESC_RUN);
+	expect_decision("rm", "-f", SHELLESC_DENY);
+	expect_err(&r, DENIED "rm");
+	cr_assert(exists("made"));
 	run_free(&r);
+}
+
+/* In both mode the preload puts the session in every child: exec -c's
+ * command is decided and keeps the session, nothing of the shell's
+ * marker is left. */
+SHELL_TEST(exec_clean_env_both_mode)
+{
+	struct run r;
+
+	need_preload();
+	run_in_mode(sh, "(exec -c /usr/bin/env); (exec -c /bin/rm -f x); echo \"rm=$?\"", 0, NULL,
+	    SHELLESC_INTERCEPT_WRAPPER | SHELLESC_INTERCEPT_PRELOAD, &r);
+	expect_out(&r, "SHELLESC_ESCALATE_SOCKET=", "rm=126\n");
+	cr_assert_null(strstr(r.out, "SHELLESC_WRAPPER_ADDED"), "%s", r.out);
+	expect_decision("env", NULL, SHELLESC_RUN);
+	expect_decision("rm", "-f", SHELLESC_DENY);
+	run_free(&r);
+}
+
+/* The deny of an exec the shell's exec builtin made reads "Permission
+ * denied", as for any EACCES (bash's builtin used to lose the errno and
+ * print "Success").  Preload mode: the shell itself sees the EACCES. */
+SHELL_TEST(exec_denied_permission_denied)
+{
+	struct run r;
+
+	need_preload();
+	run_in_mode(sh, "exec -a NAME /bin/rm -f x", 0, NULL, SHELLESC_INTERCEPT_PRELOAD, &r);
+	cr_assert_eq(r.code, 126, "%s", r.err);
+	expect_err(&r, DENIED "rm");
+	cr_assert(strstr(r.err, "Permission denied") || strstr(r.err, "permission denied"),
+	    "%s", r.err);
+	cr_assert_null(strstr(r.err, "Success"), "%s", r.err);
+	run_free(&r);
+}
+
+/* The scripts' answers inside a live session equal the stock shell's with
+ * no session: missing files, #! lines with missing or relative
+ * interpreters (zsh finds a relative one in $PATH), files without #!,
+ * exec -a.  Run in wrapper mode, then in both mode. */
+static const char stock_script[] =
+    "./missing; echo $?; ./plain; echo $?; /tmp; echo $?; nosuchcommand; echo $?; "
+    "./noshebang x; echo $?; ./badinterp; echo $?; ./relinterp; echo $?; "
+    "PATH=\"$PWD/bin/:$PATH\" slashless a; echo $?; (exec -a NAME ./noshebang y); echo $?; "
+    "exec ./noshebang last";
+
+static void
+stock_files(void)
+{
+	put_file("plain", "x\n", 0);
+	put_file("noshebang", "echo \"no #!: $1\"\n", 1);
+	put_file("badinterp", "#!/nonexistent/interpreter\n", 1);
+	put_file("relinterp", "#!nosuchinterpreter\n", 1);
+	put_dir("bin");
+	put_file("bin/slashless", "#!sh\necho \"slashless: $1\"\n", 1);
+}
+
+/* The session's run of the patched shell, its name for itself as stock's. */
+static void
+expect_as_stock(const char *sh, unsigned intercept)
+{
+	const char *stock = stock_or_skip(sh);
+	struct run a, b;
+	char *p;
+
+	stock_files();
+	run_with_wrapper(stock, NULL, stock_script, &a);
+	run_in_mode(sh, stock_script, 0, NULL, intercept, &b);
+	/* the session runs the shell as argv[0] = its path; run_plain as "testsh" */
+	while ((p = strstr(b.err, sh)) != NULL) {
+		memmove(p + 6, p + strlen(sh), strlen(p + strlen(sh)) + 1);
+		memcpy(p, "testsh", 6);
+	}
+	cr_assert_str_eq(b.out, a.out, "stock:\n%s\nstderr:\n%s\nsession stderr:\n%s", a.out, a.err, b.err);
+	cr_assert_str_eq(b.err, a.err);
+	cr_assert_eq(b.code, a.code);
+	expect_out(&b, "no #!: last");
+	run_free(&a);
+	run_free(&b);
+}
+
+SHELL_TEST(as_stock_in_wrapper_mode)
+{
+	expect_as_stock(sh, SHELLESC_INTERCEPT_WRAPPER);
+}
+
+SHELL_TEST(as_stock_in_both_mode)
+{
+	need_preload();
+	expect_as_stock(sh, SHELLESC_INTERCEPT_WRAPPER | SHELLESC_INTERCEPT_PRELOAD);
 }

@@ -166,7 +166,7 @@ run_sandboxed(const char *rules, const char *mode, const char *extra, const char
 	    at ? at + 5 : "");
 	snprintf(uid, sizeof(uid), "--reuid=%ld", (long)u.uid);
 	snprintf(gid, sizeof(gid), "--regid=%ld", (long)u.gid);
-	for (const char *a[] = { "run", "-p", rules, "--mode", mode, "-s", "landlock",
+	for (const char *a[] = { "run", "--force", "-p", rules, "--mode", mode, "-s", "landlock",
 	    "-w", sbx, "-v", NULL }, **p = a; *p; p++)
 		args[n++] = (char *)*p;
 	if (extra)
@@ -291,7 +291,7 @@ alias_denied(const char *rules, const char *script)
 	tc_file(&t, "t.rules", rules);
 	tc_file(&t, "F", "keep me\n");
 	snprintf(cmd, sizeof(cmd), TC_GATE "%s; echo \"status $?\"", script);
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-v", "--",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-v", "--",
 	    "/bin/bash", "-c", cmd));
 	cr_assert(tc_exists(&t, "F"), "rm ran: %s", r.err);
 	cr_assert_str_eq(r.out, "status 126\n", "%s", r.err);

@@ -270,3 +270,32 @@ Test(wrapper, proxy_fd_must_name_a_stream, .timeout = TS_TIMEOUT)
 		free(err);
 	}
 }
+
+/*
+ * A patched shell's exec -c: the session's socket added back for the
+ * wrapper and named in SHELLESC_WRAPPER_ADDED.  The session is found, and
+ * the command (run or escalated) gets the environment without both.
+ */
+Test(wrapper, added_session_variables_taken_out, .timeout = TS_TIMEOUT)
+{
+	static const char *const actions[] = { "TEST_ACTION=run", "TEST_ACTION=escalate" };
+	struct ts_proc p;
+	char *out, *err;
+	char **env;
+
+	s = ts_start(&tp, NULL);
+	for (int i = 0; i < 2; i++) {
+		env = ts_env(s, actions[i], SHELLESC_ENV_ADDED "=" SHELLESC_ENV_SOCKET, NULL);
+		ts_wrapper_start(&p, env, NULL, "/usr/bin/env", TS_V("env"));
+		cr_assert_eq(ts_proc_wait(&p, &out, NULL, &err), 0, "%s", err);
+		cr_assert_eq(tp.seen, i + 1, "%s: not asked", actions[i]);
+		/* (an escalated command's environment is the server's to make) */
+		cr_assert(i == 1 || strstr(out, actions[i]) != NULL, "%s", out);
+		cr_assert_null(strstr(out, SHELLESC_ENV_SOCKET "="), "%s: %s", actions[i], out);
+		cr_assert_null(strstr(out, SHELLESC_ENV_ADDED), "%s: %s", actions[i], out);
+		free(out);
+		free(err);
+		shellesc_env_free(env);
+	}
+	ts_end(s, &tp);
+}

@@ -95,6 +95,40 @@ wrapper_fail(const char *file, const char *why, int r)
 	return EXIT_CANNOT_RUN;
 }
 
+/* Whether NAME=... is one of the names in list (':' separated). */
+static int
+wrapper_listed(const char *list, const char *entry)
+{
+	size_t n = strcspn(entry, "=");
+
+	for (const char *p = list; *p; p += strcspn(p, ":"), p += *p == ':')
+		if (strncmp(p, entry, n) == 0 && (p[n] == ':' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/*
+ * A patched shell told to clear the command's environment (exec -c) adds
+ * the session's variables back for us and names them in
+ * SHELLESC_WRAPPER_ADDED: once the session is found they go again, so
+ * what is asked about and run is the environment the program was given.
+ */
+static void
+wrapper_env_restore(void)
+{
+	const char *list = getenv(SHELLESC_ENV_ADDED);
+	static const char key[] = SHELLESC_ENV_ADDED "=";
+	size_t k = 0;
+
+	if (list == NULL)
+		return;
+	for (size_t i = 0; environ[i]; i++)
+		if (strncmp(environ[i], key, sizeof(key) - 1) != 0 &&
+		    !wrapper_listed(list, environ[i]))
+			environ[k++] = environ[i];
+	environ[k] = NULL;
+}
+
 /*
  * Proxy mode: the preload decided on escalation inside an execve() or
  * posix_spawn() and exec'd us with the request's stream open; all that is
@@ -133,6 +167,8 @@ main(int argc, char **argv)
 		return wrapper_proxy(e.file, proxy);
 	if ((r = client_session_fd(environ, &fd)) != 0)
 		return wrapper_fail(e.file, "no usable shellesc session", r);
+	wrapper_env_restore();
+	e.env = environ;
 	if ((r = client_ask(fd, &e, &req)) != 0)
 		return req.refused ? (client_say(e.file, req.reason), EXIT_CANNOT_RUN) :
 		    wrapper_fail(e.file, "cannot ask the shellesc server", r);

@@ -16,7 +16,7 @@ enum {
 	OPT_NO_NETWORK = 256, OPT_DEFAULT, OPT_APPROVER, OPT_PROMPT_TIMEOUT,
 	OPT_JSON, OPT_EXPLAIN, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
 	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE, OPT_PASS_ENV, OPT_OUTPUT, OPT_BASE64,
-	OPT_AUDIT_FAIL, OPT_DECISION, OPT_PROGRAM, OPT_SINCE, OPT_UNTIL,
+	OPT_AUDIT_FAIL, OPT_DECISION, OPT_PROGRAM, OPT_SINCE, OPT_UNTIL, OPT_FORCE,
 };
 
 /* --max-output: a result keeps this many bytes of output by default (mcp's
@@ -43,7 +43,11 @@ enum {
 	{ "verbose", no_argument, NULL, 'v' }, \
 	{ "help", no_argument, NULL, 'h' }
 
-static const struct option cli_run_opts[] = { CLI_RUN_LONGOPTS, { 0 } };
+static const struct option cli_run_opts[] = {
+	CLI_RUN_LONGOPTS,
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ 0 }
+};
 static const struct option cli_exec_opts[] = {
 	CLI_RUN_LONGOPTS,
 	{ "shell", required_argument, NULL, OPT_SHELL },
@@ -311,6 +315,7 @@ cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 		return cli_bytes(cmd, "--max-output", arg, &o->max_output);
 	case OPT_NO_NETWORK: o->no_network = true; return 0;
 	case OPT_NO_EXEC_WRITABLE: o->no_exec_writable = true; return 0;
+	case OPT_FORCE: o->force = true; return 0;
 	case OPT_APPROVER: o->approver = arg; return 0;
 	case 'a': o->audit = arg; return 0;
 	case 'v': o->verbose++; return 0;

@@ -202,6 +202,10 @@ cli_run(struct cli *c)
 		return r;
 	}
 	c->program = path;
+	if (cli_probe(c, cli_setup_preload()) != 0) {
+		free(path);
+		return CLI_EXIT_FAIL;
+	}
 	if (cli_setup(c) == 0 && (sfd = signalfd(-1, &fwd, SFD_CLOEXEC)) < 0)
 		cli_warn("signalfd");
 	if (sfd >= 0 && (r = cli_run_spawn(c, path, &pid)) == 0)

@@ -112,6 +112,15 @@ cli_setup_wrapper(void)
 	return w && *w ? w : SHELLESC_WRAPPER_PATH;
 }
 
+/* The preload library: the build tree's, or the installed one. */
+const char *
+cli_setup_preload(void)
+{
+	const char *p = getenv(CLI_ENV_PRELOAD);
+
+	return p && *p ? p : SHELLESC_PRELOAD_PATH;
+}
+
 /* The writable directories are known before the rules are loaded: names
  * are looked up only where the sandbox cannot write (cli-rules.c): the -w
  * directories, or the current one, and always a private TMPDIR. */
@@ -163,8 +172,6 @@ cli_setup_sandbox(struct cli *c)
 int
 cli_setup_config(struct cli *c, struct shellesc_config *cfg)
 {
-	const char *p = getenv(CLI_ENV_PRELOAD);
-
 	*cfg = (struct shellesc_config){
 		.policy = cli_policy, .policy_arg = c,
 		.ended = cli_policy_ended, .ended_arg = c,
@@ -176,14 +183,14 @@ cli_setup_config(struct cli *c, struct shellesc_config *cfg)
 	/* what the sandboxed side can write cannot be escalated by its name */
 	cfg->writable = c->o.sandbox == CLI_SANDBOX_LANDLOCK ? c->o.writable.v : NULL;
 	cfg->wrapper_path = cli_setup_wrapper();
-	cfg->preload_path = p && *p ? p : SHELLESC_PRELOAD_PATH;
+	cfg->preload_path = cli_setup_preload();
 	if (access(cfg->wrapper_path, X_OK) != 0) {
 		cli_warn("exec wrapper %s", cfg->wrapper_path);
 		return -1;
 	}
 	if ((cfg->intercept & SHELLESC_INTERCEPT_PRELOAD) && access(cfg->preload_path, R_OK) != 0) {
-		cli_warn("preload library %s (--mode wrapper catches execs through "
-		    "EXEC_WRAPPER only)", cfg->preload_path);
+		cli_warn("preload library %s (SHELLESC_PRELOAD names another; "
+		    "reinstalling shellesc restores it)", cfg->preload_path);
 		return -1;
 	}
 	return 0;

@@ -78,6 +78,10 @@ static const struct {
     "                            repeatable\n"
     "  -v, --verbose             report each decision that did not run in place;\n"
     "                            twice: every decision and debug messages too\n" },
+	{ U_RUN,
+    "Options of run only:\n"
+    "      --force               start even when PROGRAM's execs cannot be caught in\n"
+    "                            the chosen mode (see shellesc(1), RUN)\n" },
 	{ U_EXEC,
     "Options of exec only:\n"
     "      --shell PATH          the shell that runs COMMAND (/bin/bash)\n"

@@ -77,6 +77,7 @@ struct cli_opts {
 	struct cli_strv pass_env;	/* --pass-env: to escalated commands */
 	bool no_network;
 	bool no_exec_writable;		/* nothing beneath writable runs in place */
+	bool force;			/* run: even when the probe says nothing is caught */
 	enum rules_decision dflt;	/* --default */
 	const char *approver;
 	int prompt_timeout;		/* seconds */
@@ -183,6 +184,11 @@ int cli_setup(struct cli *c);
 int cli_setup_config(struct cli *c, struct shellesc_config *cfg);
 void cli_teardown(struct cli *c);
 char *cli_path_search(const char *name);	/* NULL: not found (errno) */
+const char *cli_setup_preload(void);	/* the preload library's path */
+
+/* cli-probe.c: whether the session's mode can catch PROGRAM's execs (run);
+ * 0, or -1 after saying why and what to do (0 with --force, still said). */
+int cli_probe(const struct cli *c, const char *preload);
 
 /* cli-rules.c */
 int cli_rules_open(struct cli *c);
