@@ -37,7 +37,7 @@ interrupted_at_once(const char *key)
 	int64_t t0 = ts_now_ms();
 
 	cr_assert_eq(on_pty((const char *[]){ key, NULL }, TS_V("run", "-p", "t.rules",
-	    "--mode", "wrapper", "--prompt-timeout", "30", "--", "bash", "-c", TOUCH)), 1);
+	    "--mode", "wrapper", "--force", "--prompt-timeout", "30", "--", "bash", "-c", TOUCH)), 1);
 	cr_assert_lt(ts_now_ms() - t0, 15000, "the deny waited for the timeout");
 	cr_assert_not_null(strstr(r.out, "touch: 126\r\n"), "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "execution denied: interrupted"), "%s", r.out);
@@ -61,7 +61,7 @@ Test(cli_answer, run_here)
 	char *log;
 
 	cr_assert_eq(on_pty((const char *[]){ "r", NULL }, TS_V("run", "-p", "t.rules",
-	    "--mode", "wrapper", "-a", "audit.log", "--", "bash", "-c", TOUCH)), 1);
+	    "--mode", "wrapper", "--force", "-a", "audit.log", "--", "bash", "-c", TOUCH)), 1);
 	cr_assert_not_null(strstr(r.out, "touch: 0\r\n"), "%s", r.out);
 	cr_assert(tc_exists(&t, "made"));
 	cr_assert_not_null(log = tc_read(&t, "audit.log"));
@@ -78,7 +78,7 @@ Test(cli_answer, always_is_exact)
 
 	snprintf(rule, sizeof(rule), "prefix_rule(pattern=[\"%s\", \"-s\"], "
 	    "decision=\"escalate\", exact=True)", tc_which("uname"));
-	cr_assert_eq(on_pty((const char *[]){ "a", "n", NULL }, TS_V("run", "--mode", "wrapper",
+	cr_assert_eq(on_pty((const char *[]){ "a", "n", NULL }, TS_V("run", "--mode", "wrapper", "--force",
 	    "--default", "prompt", "--", "bash", "-c", UNAMES)), 2, "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "one: 0\r\n"), "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "two: 126\r\n"), "%s", r.out);
@@ -96,7 +96,7 @@ Test(cli_answer, always_as_prefix)
 {
 	char *saved;
 
-	cr_assert_eq(on_pty((const char *[]){ "p", NULL }, TS_V("run", "--mode", "wrapper",
+	cr_assert_eq(on_pty((const char *[]){ "p", NULL }, TS_V("run", "--mode", "wrapper", "--force",
 	    "--default", "prompt", "--", "bash", "-c", UNAMES)), 1, "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "one: 0\r\ntwo: 0\r\n"), "%s", r.out);
 	saved = tc_read(&t, "xdg/shellesc/rules/default.rules");
@@ -112,14 +112,14 @@ Test(cli_answer, always_goes_to_the_p_file)
 	char *saved;
 
 	cr_assert_eq(on_pty((const char *[]){ "a", NULL }, TS_V("run", "-p", "t.rules",
-	    "--mode", "wrapper", "--default", "prompt", "--", "bash", "-c", ONE)), 1, "%s", r.out);
+	    "--mode", "wrapper", "--force", "--default", "prompt", "--", "bash", "-c", ONE)), 1, "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "one: 0\r\n"), "%s", r.out);
 	cr_assert_not_null(saved = tc_read(&t, "t.rules"));
 	cr_assert_not_null(strstr(saved, "exact=True"), "%s", saved);
 	free(saved);
 	cr_assert(!tc_exists(&t, "xdg/shellesc/rules/default.rules"));
 	tc_res_free(&r);
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--default",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "--default",
 	    "deny", "--", "bash", "-c", ONE));
 	cr_assert_str_eq(r.out, "one: 0\n", "%s", r.err);
 }
@@ -127,7 +127,7 @@ Test(cli_answer, always_goes_to_the_p_file)
 static void
 with_approver(const char *approver, const char *dflt, const char *script)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--default",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "--default",
 	    (char *)dflt, "--approver", (char *)approver, "--", "bash", "-c", (char *)script));
 }
 

@@ -194,7 +194,7 @@ Test(cli_check_author, a_relative_program_in_a_session)
 	    "justification = \"not ./tool\")\n");
 	tc_file(&t, "tool", "#!/bin/sh\necho ran\n");
 	chmod(tc_path(&t, "tool"), 0755);
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "rel.rules", "--mode", "wrapper",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "rel.rules", "--mode", "wrapper", "--force",
 	    "--", "bash", "-c", TC_GATE "G ./tool; echo \"./tool: $?\"; "
 	    "G \"$PWD/tool\"; echo \"abs: $?\""));
 	cr_expect_eq(tc_code(&r), 0, "%s", r.err);

@@ -31,12 +31,12 @@ count(const char *s, const char *what)
 /* -v: the deny, not the programs that ran in place; -vv: those too. */
 Test(cli_operate, verbose_levels)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-v", "--",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-v", "--",
 	    "bash", "-c", TRUES));
 	cr_assert_eq(count(r.err, "shellesc: deny "), 1, "%s", r.err);
 	cr_assert_eq(count(r.err, "shellesc: run "), 0, "%s", r.err);
 	tc_res_free(&r);
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-vv", "--",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-vv", "--",
 	    "bash", "-c", TRUES));
 	cr_assert_eq(count(r.err, "shellesc: deny "), 1, "%s", r.err);
 	cr_assert_geq(count(r.err, "shellesc: run "), 3, "%s", r.err);
@@ -47,7 +47,7 @@ Test(cli_operate, audit_names_rules_absolutely)
 {
 	char *log, want[1024];
 
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-a", "audit.log",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-a", "audit.log",
 	    "--", "bash", "-c", TRUES));
 	cr_assert_not_null(log = tc_read(&t, "audit.log"));
 	snprintf(want, sizeof(want), "\"source\":\"%s:1\"", tc_path(&t, "t.rules"));
@@ -58,7 +58,7 @@ Test(cli_operate, audit_names_rules_absolutely)
 /* warn (the default): one message, not one per event; the commands go on. */
 Test(cli_operate, audit_fail_warns_once)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-a", "/dev/full",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-a", "/dev/full",
 	    "--", "bash", "-c", TRUES "; echo end"));
 	cr_assert_str_eq(r.out, "touch: 126\nend\n", "%s", r.err);
 	cr_assert_eq(count(r.err, "cannot write"), 1, "%s", r.err);
@@ -68,7 +68,7 @@ Test(cli_operate, audit_fail_warns_once)
 /* stop: the request is denied and the session ends. */
 Test(cli_operate, audit_fail_stops)
 {
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-a", "/dev/full",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-a", "/dev/full",
 	    "--audit-fail", "stop", "--", "bash", "-c",
 	    TC_GATE "G touch first; echo \"first: $?\"; sleep 30; echo end"));
 	cr_assert_null(strstr(r.out, "end"), "%s", r.out);
@@ -113,7 +113,7 @@ Test(cli_operate, audit_table)
 {
 	char *log, *line;
 
-	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "-a", "audit.log",
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-a", "audit.log",
 	    "--", "bash", "-c", TRUES));
 	tc_res_free(&r);
 	cr_assert_not_null(log = tc_read(&t, "audit.log"));

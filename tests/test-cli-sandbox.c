@@ -87,7 +87,7 @@ Test(cli_sandbox, writable_replaces_the_defaults)
 Test(cli_sandbox, writable_keeps_the_private_tmpdir)
 {
 	need_landlock(1);
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "-s", "landlock", "-w", (char *)outside,
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "-s", "landlock", "-w", (char *)outside,
 	    "--", "bash", "-c", "case $TMPDIR in */shellesc.*) echo private;; esac; "
 	    "f=$(mktemp) && echo made"));
 	cr_assert_str_eq(r.out, "private\nmade\n", "%s", r.err);
@@ -145,11 +145,11 @@ Test(cli_sandbox, no_network_blocks_udp)
 	need_landlock(4);
 	if (access("/usr/bin/python3", X_OK) != 0)
 		cr_skip_test("needs /usr/bin/python3 for an AF_UNIX socket");
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "-s", "landlock", "--", "bash",
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "-s", "landlock", "--", "bash",
 	    "-c", (char *)script));
 	cr_assert_not_null(strstr(r.out, "udp\n"), "%s", r.err);
 	tc_res_free(&r);
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "-s", "landlock", "--no-network",
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "-s", "landlock", "--no-network",
 	    "--", "bash", "-c", (char *)script));
 	cr_assert_str_eq(r.out, "unix\n", "%s", r.err);
 	cr_assert_not_null(strstr(r.err, "socket: Permission denied"), "%s", r.err);

@@ -220,6 +220,11 @@ cli_probe(const struct cli *c, const char *preload)
 	struct cli_elf t;
 	int r = 0;
 
+	/* asked for, the kernel layer decides every exec, or there is no session */
+	if (c->o.kernel == CLI_KERNEL_ON) {
+		free(shown);
+		return 0;
+	}
 	if (cli_probe_target(c->program, target, &t) != 0) {
 		cli_warn("cannot read %s", shown ? shown : "PROGRAM");
 		free(shown);
