@@ -65,6 +65,9 @@ int bn_run(char *const argv[], char *const env[], int in, int out, struct bn_cos
 int bn_capture(char *const argv[], char *const env[], char *buf, size_t size);
 /* VmRSS and Pss (smaps_rollup) of pid in KiB. */
 void bn_mem_kib(pid_t pid, long *rss, long *pss);
+/* A scratch directory /tmp/shellesc-bench-NAME.XXXXXX (into dir) holding
+ * home/ and an empty rules file at the relative path rules; 0 or -1. */
+int bn_scratch(char *dir, size_t size, const char *name, const char *rules);
 /* Lines in the file at path (0 when it is missing). */
 long bn_count_lines(const char *path);
 /* Iterations scaled by o->scale, at least min. */

@@ -176,22 +176,8 @@ mc_target(const struct mc_variant *ours, const struct mc_variant *stock,
 static int
 mc_setup(void)
 {
-	char p[PATH_MAX + 40];
-	int fd;
-
-	snprintf(mc_dir, sizeof(mc_dir), "/tmp/shellesc-bench-mcp.XXXXXX");
-	if (mkdtemp(mc_dir) == NULL)
+	if (bn_scratch(mc_dir, sizeof(mc_dir), "mcp", "codex/rules/none.rules") != 0)
 		return -1;
-	snprintf(p, sizeof(p), "%s/home", mc_dir);
-	mkdir(p, 0700);
-	snprintf(p, sizeof(p), "%s/codex", mc_dir);
-	mkdir(p, 0700);
-	snprintf(p, sizeof(p), "%s/codex/rules", mc_dir);
-	mkdir(p, 0700);
-	snprintf(p, sizeof(p), "%s/codex/rules/none.rules", mc_dir);
-	if ((fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) < 0)
-		return -1;
-	close(fd);
 	snprintf(mc_env_w, sizeof(mc_env_w), "SHELLESC_WRAPPER=%s", bn_path(mc_o, BN_WRAPPER));
 	snprintf(mc_env_p, sizeof(mc_env_p), "SHELLESC_PRELOAD=%s", bn_path(mc_o, BN_PRELOAD));
 	return 0;

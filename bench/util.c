@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -290,4 +291,30 @@ bn_count_lines(const char *path)
 			lines += buf[i] == '\n';
 	close(fd);
 	return lines;
+}
+
+int
+bn_scratch(char *dir, size_t size, const char *name, const char *rules)
+{
+	char p[PATH_MAX + 64];
+	const char *slash;
+	int fd;
+
+	snprintf(dir, size, "/tmp/shellesc-bench-%s.XXXXXX", name);
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(p, sizeof(p), "%s/home", dir);
+	if (mkdir(p, 0700) != 0)
+		return -1;
+	/* the rules file's directories, then the file */
+	for (slash = strchr(rules, '/'); slash; slash = strchr(slash + 1, '/')) {
+		snprintf(p, sizeof(p), "%s/%.*s", dir, (int)(slash - rules), rules);
+		if (mkdir(p, 0700) != 0)
+			return -1;
+	}
+	snprintf(p, sizeof(p), "%s/%s", dir, rules);
+	if ((fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) < 0)
+		return -1;
+	close(fd);
+	return 0;
 }

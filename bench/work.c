@@ -124,25 +124,6 @@ wk_report(struct wk_variant *vs, size_t nv, int rounds, bool conf, double target
 	}
 }
 
-static int
-wk_setup(void)
-{
-	char p[PATH_MAX + 16];
-	int fd;
-
-	snprintf(wk_dir, sizeof(wk_dir), "/tmp/shellesc-bench-work.XXXXXX");
-	if (mkdtemp(wk_dir) == NULL)
-		return -1;
-	snprintf(p, sizeof(p), "%s/home", wk_dir);
-	if (mkdir(p, 0700) != 0)
-		return -1;
-	snprintf(p, sizeof(p), "%s/none.rules", wk_dir);
-	if ((fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
 void
 bn_work(const struct bn_opts *o)
 {
@@ -160,7 +141,7 @@ bn_work(const struct bn_opts *o)
 		    "it with patches/build-shell.sh --source zsh; or --work-src DIR)");
 		return;
 	}
-	if (wk_setup() != 0) {
+	if (bn_scratch(wk_dir, sizeof(wk_dir), "work", "none.rules") != 0) {
 		bn_skip("work", "zsh 5.9 ./configure and make -j2", "cannot make a scratch directory");
 		return;
 	}
