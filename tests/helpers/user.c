@@ -2,7 +2,8 @@
  * user.c: the run's unprivileged user (user.h).  The account is made in the
  * runner before the first test and removed after the last, by Criterion's
  * report hooks; its name carries the runner's pid so that two runs at once
- * do not share one.
+ * do not share one, and so that a run killed before its last hook leaves an
+ * account the next run can tell is stale (its runner is gone) and remove.
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +51,33 @@ tu_run(char *const argv[])
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Remove the accounts (and staged copies) of runners that are gone. */
+static void
+tu_sweep(void)
+{
+	char stage[64];
+	struct passwd *pw;
+	char *names[64];
+	size_t n = 0;
+	long pid;
+
+	setpwent();
+	while ((pw = getpwent()) != NULL && n < 64)
+		if (sscanf(pw->pw_name, "shellesc-t%ld", &pid) == 1 && pid > 0 &&
+		    kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+			names[n++] = strdup(pw->pw_name);
+	endpwent();
+	for (size_t i = 0; i < n; i++) {
+		if (names[i] == NULL)
+			continue;
+		sscanf(names[i], "shellesc-t%ld", &pid);
+		snprintf(stage, sizeof(stage), "/tmp/shellesc-tu-%ld", pid);
+		tu_run((char *[]){ "/usr/sbin/userdel", names[i], NULL });
+		tu_run((char *[]){ "/bin/rm", "-rf", stage, NULL });
+		free(names[i]);
+	}
+}
+
 ReportHook(PRE_ALL)(struct criterion_test_set *set)
 {
 	char name[64];
@@ -58,6 +87,7 @@ ReportHook(PRE_ALL)(struct criterion_test_set *set)
 	setenv(TU_STAGE_ENV, name, 1);
 	if (geteuid() != 0)
 		return;
+	tu_sweep();
 	snprintf(name, sizeof(name), "shellesc-t%ld", (long)getpid());
 	if (tu_run((char *[]){ "/usr/sbin/useradd", "--system", "--no-create-home",
 	    "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
