@@ -30,7 +30,7 @@ rules_report(const struct rules *r, const struct rules_error *e)
 }
 
 /* e for pos with the message fmt, ready to report. */
-static void
+static void __attribute__((format(printf, 4, 0)))
 lex_error_at(const struct rules_lexer *lx, const struct rules_pos *pos,
     struct rules_error *e, const char *fmt, va_list ap)
 {
