@@ -172,14 +172,14 @@ pl_copy_sum(const struct pl_copy *c)
 	return pl_sum(pl_sum(0xcbf29ce484222325ULL, c->argv), c->env);
 }
 
-/* Whether c repeats this image's last deny (st: c->path's identity). */
+/* Whether c repeats the last deny recorded by this process (st: c->path's
+ * identity; the caller has checked the record's pid). */
 static bool
 pl_repeats_deny(const struct pl_copy *c, const struct stat *st)
 {
 	long long now = pl_now();
 
-	return __atomic_load_n(&pl_denied.pid, __ATOMIC_ACQUIRE) == getpid() &&
-	    pl_denied.dev == st->st_dev && pl_denied.ino == st->st_ino &&
+	return pl_denied.dev == st->st_dev && pl_denied.ino == st->st_ino &&
 	    now - pl_denied.at < PL_REPEAT_NS && pl_denied.sum == pl_copy_sum(c);
 }
 
@@ -202,6 +202,7 @@ pl_decide(struct pl_copy *c, int *stream)
 	enum pl_verdict v;
 	struct stat st;
 	bool known;
+	pid_t pid;
 	int saved = errno;
 
 	if (!pl.active)
@@ -210,10 +211,12 @@ pl_decide(struct pl_copy *c, int *stream)
 		c->run = wrapper;	/* the session's path, not the caller's */
 		return PL_PASS;
 	}
-	known = stat(c->path, &st) == 0;
+	/* no syscall added to an exec unless this image was denied before */
+	pid = __atomic_load_n(&pl_denied.pid, __ATOMIC_ACQUIRE);
+	known = pid != 0 && pid == getpid() && stat(c->path, &st) == 0;
 	if (known && pl_repeats_deny(c, &st))
 		v = PL_DENY;
-	else if ((v = pl_ask(c, stream)) == PL_DENY && known)
+	else if ((v = pl_ask(c, stream)) == PL_DENY && stat(c->path, &st) == 0)
 		pl_remember_deny(c, &st);
 	errno = saved;
 	return v;
