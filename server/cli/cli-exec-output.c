@@ -78,9 +78,8 @@ cli_exec_out_decision(struct cli *c, const struct shellesc_request *req,
 	pthread_mutex_unlock(&x->mu);
 }
 
-/* p[0..n), with the marker at the cut when dropped bytes were left out. */
-static char *
-cli_exec_marked(const char *p, size_t n, size_t dropped, size_t max, size_t *len)
+char *
+cli_output_marked(const char *p, size_t n, size_t dropped, size_t max, size_t *len)
 {
 	size_t head = max / 2 < n ? max / 2 : n;
 	char mark[256], *buf;
@@ -106,7 +105,7 @@ cli_exec_stream(struct cli *c, json_t *j, const char *name, const char *p, size_
 	size_t len = n;
 	bool replaced = false;
 
-	if (dropped > 0 && (buf = cli_exec_marked(p, n, dropped, c->o.max_output, &len)) != NULL)
+	if (dropped > 0 && (buf = cli_output_marked(p, n, dropped, c->o.max_output, &len)) != NULL)
 		p = buf;
 	json_object_set_new(j, name, c->o.base64 ? cli_json_b64_object(p, len) :
 	    cli_json_text(p, len, &replaced));

@@ -11,7 +11,8 @@
  * outputSchema.  The output is stdout and stderr interleaved as they were
  * read, as text (bytes that are not UTF-8 become U+FFFD), and over
  * --max-output only its head and tail are kept, with a line between
- * saying how much was dropped.
+ * saying how much was dropped.  The library keeps no more than that as
+ * the command runs, so a call's memory stays bounded.
  */
 #include "config.h"
 
@@ -72,47 +73,22 @@ mcp_tool_list(struct mcp *m)
 	return json_pack("{s:[o]}", "tools", tool);
 }
 
-/* The first byte of the character at or after i. */
-static size_t
-mcp_char_next(const char *p, size_t n, size_t i)
-{
-	for (int k = 0; k < 3 && i < n && ((unsigned char)p[i] & 0xc0) == 0x80; k++)
-		i++;
-	return i;
-}
-
-/* The first byte of the character holding i. */
-static size_t
-mcp_char_start(const char *p, size_t i)
-{
-	for (int k = 0; k < 3 && i > 0 && ((unsigned char)p[i] & 0xc0) == 0x80; k++)
-		i--;
-	return i;
-}
-
-/* p[0..n) as text, at most about max bytes of it: head, a line, tail. */
+/* The output as text: the library kept at most --max-output bytes of it,
+ * its head and tail; the marker says what was dropped between them. */
 static json_t *
-mcp_output(const char *p, size_t n, size_t max, size_t *dropped)
+mcp_output(struct mcp_call *call, const struct shellesc_exec_result *res)
 {
-	size_t head, tail, mlen;
-	char mark[256], *buf;
+	size_t len;
+	char *buf;
 	json_t *j;
 
-	*dropped = 0;
-	if (n <= max)
-		return cli_json_lossy(p, n);
-	head = mcp_char_start(p, max / 2);
-	tail = mcp_char_next(p, n, n - (max - max / 2));
-	*dropped = tail - head;
-	mlen = (size_t)snprintf(mark, sizeof(mark), "\n[... shellesc dropped %zu bytes of output "
-	    "here (--max-output %zu): %zu in all, the first %zu and the last %zu kept ...]\n",
-	    *dropped, max, n, head, n - tail);
-	if ((buf = malloc(head + mlen + (n - tail))) == NULL)
+	if (res->output_dropped == 0)
+		return cli_json_lossy(res->output, res->output_len);
+	buf = cli_output_marked(res->output, res->output_len, res->output_dropped,
+	    call->m->c->o.max_output, &len);
+	if (buf == NULL)
 		return NULL;
-	memcpy(buf, p, head);
-	memcpy(buf + head, mark, mlen);
-	memcpy(buf + head + mlen, p + tail, n - tail);
-	j = cli_json_lossy(buf, head + mlen + (n - tail));
+	j = cli_json_lossy(buf, len);
 	free(buf);
 	return j;
 }
@@ -133,13 +109,14 @@ mcp_result_base(const struct shellesc_exec_result *res, json_t *output)
 /* After call->done: the decisions no longer change. */
 static json_t *
 mcp_result_more(struct mcp_call *call, const struct shellesc_exec_result *res,
-    json_t *base, size_t dropped)
+    json_t *base)
 {
 	json_t *j = json_deep_copy(base);
 
 	json_object_set_new(j, "signal", res->signal ? json_integer(res->signal) : json_null());
-	json_object_set_new(j, "output_bytes", json_integer((json_int_t)res->output_len));
-	json_object_set_new(j, "output_dropped", json_integer((json_int_t)dropped));
+	json_object_set_new(j, "output_bytes",
+	    json_integer((json_int_t)(res->output_len + res->output_dropped)));
+	json_object_set_new(j, "output_dropped", json_integer((json_int_t)res->output_dropped));
 	json_object_set_new(j, "sandbox", mcp_sbx_json(call->sbx));
 	json_object_set(j, "decisions", call->decisions);
 	json_object_set_new(j, "decisions_dropped",
@@ -150,9 +127,7 @@ mcp_result_more(struct mcp_call *call, const struct shellesc_exec_result *res,
 json_t *
 mcp_result(struct mcp_call *call, const struct shellesc_exec_result *res)
 {
-	size_t dropped;
-	json_t *out = mcp_output(res->output, res->output_len, call->m->c->o.max_output,
-	    &dropped);
+	json_t *out = mcp_output(call, res);
 	json_t *base = out ? mcp_result_base(res, out) : NULL, *j;
 	char *text = base ? json_dumps(base, JSON_COMPACT) : NULL;
 
@@ -163,8 +138,7 @@ mcp_result(struct mcp_call *call, const struct shellesc_exec_result *res)
 	j = json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text", text,
 	    "isError", 0);
 	if (j && atomic_load(&call->m->structured))
-		json_object_set_new(j, "structuredContent", mcp_result_more(call, res, base,
-		    dropped));
+		json_object_set_new(j, "structuredContent", mcp_result_more(call, res, base));
 	free(text);
 	json_decref(base);
 	return j;

@@ -208,7 +208,8 @@ static int
 mcp_call_run(struct mcp_call *call, struct shellesc_exec_result *res, char **why)
 {
 	struct shellesc_exec_params p = { .command = call->command, .workdir = call->workdir,
-	    .timeout_ms = call->timeout_ms, .login = call->login };
+	    .timeout_ms = call->timeout_ms, .login = call->login,
+	    .max_output = call->m->c->o.max_output };
 	char self[PATH_MAX], **env = NULL, *entry = NULL;
 	int r = -1;
 

@@ -314,5 +314,9 @@ void cli_exec_out_decision(struct cli *c, const struct shellesc_request *req,
     const struct cli_verdict *v, enum shellesc_action a, const char *reason);
 int cli_exec_out_print(struct cli *c, const struct shellesc_exec_result *res);
 void cli_exec_out_free(struct cli *c);
+/* A stream the library cut (shellesc_exec_result's *_dropped): p[0..n)
+ * with a line at the cut, max/2, saying how much was dropped; NULL when
+ * out of memory.  exec and mcp print the same marker. */
+char *cli_output_marked(const char *p, size_t n, size_t dropped, size_t max, size_t *len);
 
 #endif /* SHELLESC_CLI_H */
