@@ -31,6 +31,10 @@
  * environment it was given.  The preload, which puts the session's
  * variables in every child, drops this one. */
 #define SHELLESC_ENV_ADDED	"SHELLESC_WRAPPER_ADDED"
+/* Set by a patched shell that runs a file without #! itself when it is not
+ * wrapping (bash): its own file, which the wrapper runs such a file with
+ * instead of /bin/sh.  The wrapper always takes it out. */
+#define SHELLESC_ENV_SHELL	"SHELLESC_WRAPPER_SHELL"
 
 /*
  * Handshake: one datagram on the session socket, exactly these bytes,

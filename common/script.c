@@ -1,6 +1,7 @@
 /* script.c: argv for running a shebang-less script with /bin/sh. */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,13 +44,42 @@ script_slots(char *const *argv)
 }
 
 void
-script_argv(char **out, const char *file, char *const *argv)
+script_argv(char **out, const char *shell, const char *file, char *const *argv)
 {
 	size_t n = script_argc(argv), k = 2;
 
-	out[0] = (char *)SCRIPT_SHELL;
+	out[0] = (char *)shell;
 	out[1] = (char *)file;
 	for (size_t i = 1; i < n; i++)
 		out[k++] = argv[i];	/* argv[0] gives way to the file name */
 	out[k] = NULL;
+}
+
+int
+script_run(script_execve_fn ex, const char *file, char *const argv[], char *const env[],
+    const char *shell, const char **why)
+{
+	int e;
+
+	ex(file, argv, env);
+	if ((e = errno) == ENOEXEC && script_is_binary(file)) {
+		*why = "cannot execute binary file";
+		return e;
+	}
+	if (e == ENOEXEC) {
+		char *sh[script_slots(argv)];
+
+		script_argv(sh, shell, file, argv);
+		ex(shell, sh, env);
+		e = errno;
+	}
+	/* strerror may allocate (its catalog): not in a vfork child */
+	*why = strerrordesc_np(e) ? strerrordesc_np(e) : "cannot execute";
+	return e;
+}
+
+int
+script_status(int e)
+{
+	return e == ENOENT || e == ENOTDIR ? 127 : 126;
 }

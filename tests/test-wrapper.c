@@ -114,6 +114,8 @@ make_fixtures(char *dir)
 	cr_assert_eq(mkdir(path, 0755), 0);
 	write_script(dir, "noshebang", "echo \"noshebang: $*\"\n");
 	write_script(dir, "bin/tool", "#!/bin/sh\necho tool ran\n");
+	write_script(dir, "which-sh", "echo \"${BASH_VERSION:+bash}:${"
+	    SHELLESC_ENV_SHELL "-taken out}\"\n");
 	snprintf(path, sizeof(path), "%s/\xff-dump", dir);
 	cr_assert_eq(symlink(TEST_ARGV_DUMP, path), 0);
 }
@@ -121,7 +123,8 @@ make_fixtures(char *dir)
 static void
 remove_fixtures(const char *dir)
 {
-	static const char *const names[] = { "noshebang", "bin/tool", "\xff-dump", "bin", "" };
+	static const char *const names[] = { "noshebang", "bin/tool", "which-sh", "\xff-dump", "bin",
+		"" };
 	char path[PATH_MAX];
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -297,5 +300,37 @@ Test(wrapper, added_session_variables_taken_out, .timeout = TS_TIMEOUT)
 		free(err);
 		shellesc_env_free(env);
 	}
+	ts_end(s, &tp);
+}
+
+/*
+ * A patched bash names itself in SHELLESC_WRAPPER_SHELL: a file without #!
+ * runs under it, as bash runs such a file itself, and not under /bin/sh;
+ * the variable is taken out.  A name that is not absolute is not used.
+ */
+Test(wrapper, script_without_shebang_runs_under_the_named_shell, .timeout = TS_TIMEOUT)
+{
+	static const struct { const char *var, *out; } cases[] = {
+		{ SHELLESC_ENV_SHELL "=/bin/bash", "bash:taken out\n" },
+		{ NULL, ":taken out\n" },
+		{ SHELLESC_ENV_SHELL "=bash", ":taken out\n" },
+	};
+	char dir[] = "/tmp/shellesc-test-XXXXXX", file[PATH_MAX], *out, *err;
+	struct ts_proc p;
+	char **env;
+
+	s = ts_start(&tp, NULL);
+	make_fixtures(dir);
+	snprintf(file, sizeof(file), "%s/which-sh", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		env = ts_env(s, "TEST_ACTION=run", cases[i].var, NULL);
+		ts_wrapper_start(&p, env, NULL, file, TS_V("which-sh"));
+		cr_assert_eq(ts_proc_wait(&p, &out, NULL, &err), 0, "%s", err);
+		cr_assert_str_eq(out, cases[i].out, "%s", cases[i].var ? cases[i].var : "unset");
+		free(out);
+		free(err);
+		shellesc_env_free(env);
+	}
+	remove_fixtures(dir);
 	ts_end(s, &tp);
 }

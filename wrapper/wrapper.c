@@ -25,7 +25,6 @@
 extern char **environ;
 
 #define EXIT_CANNOT_RUN 126	/* as shells report a file they cannot execute */
-#define EXIT_NOT_FOUND 127
 
 static const char *wrapper_verdicts[] = { "run", "escalate", "deny" };
 
@@ -42,32 +41,26 @@ wrapper_debug(const char *file, const char *what)
  * into the wrapper too, this exec was already decided and must not be
  * asked about again.
  */
-static void
-wrapper_execve(const char *file, char **argv)
+static int
+wrapper_execve(const char *file, char *const argv[], char *const env[])
 {
-	syscall(SYS_execve, file, argv, environ);
+	return (int)syscall(SYS_execve, file, argv, env);
 }
 
-/* Exec in place; a file without #! runs under /bin/sh, as shells do. */
+/*
+ * Exec in place; a file without #! runs under /bin/sh, as POSIX shells do,
+ * or under the patched shell that named itself (bash runs such a file
+ * itself).  Naming another file gives a caller nothing it did not have:
+ * it could exec that file itself, and the kernel layer asks about it.
+ */
 static int
-wrapper_run(const char *file, char **argv)
+wrapper_run(const char *file, char **argv, const char *shell)
 {
-	int e;
+	const char *why;
+	int e = script_run(wrapper_execve, file, argv, environ, shell, &why);
 
-	wrapper_execve(file, argv);
-	if ((e = errno) == ENOEXEC && script_is_binary(file)) {
-		client_say(file, "cannot execute binary file");
-		return EXIT_CANNOT_RUN;
-	}
-	if (e == ENOEXEC) {
-		char *sh[script_slots(argv)];
-
-		script_argv(sh, file, argv);
-		wrapper_execve(SCRIPT_SHELL, sh);
-		e = errno;
-	}
-	client_say(file, strerror(e));
-	return e == ENOENT || e == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+	client_say(file, why);
+	return script_status(e);
 }
 
 static int
@@ -110,23 +103,25 @@ wrapper_listed(const char *list, const char *entry)
 /*
  * A patched shell told to clear the command's environment (exec -c) adds
  * the session's variables back for us and names them in
- * SHELLESC_WRAPPER_ADDED: once the session is found they go again, so
- * what is asked about and run is the environment the program was given.
+ * SHELLESC_WRAPPER_ADDED; bash names itself in SHELLESC_WRAPPER_SHELL.
+ * Once the session is found they go, so what is asked about and run is
+ * the environment the program was given.  Returns the shell for files
+ * without #! (the strings stay valid: only environ's slots move).
  */
-static void
+static const char *
 wrapper_env_restore(void)
 {
-	const char *list = getenv(SHELLESC_ENV_ADDED);
-	static const char key[] = SHELLESC_ENV_ADDED "=";
+	const char *list = getenv(SHELLESC_ENV_ADDED), *sh = getenv(SHELLESC_ENV_SHELL);
+	static const char key[] = SHELLESC_ENV_ADDED "=", shkey[] = SHELLESC_ENV_SHELL "=";
 	size_t k = 0;
 
-	if (list == NULL)
-		return;
 	for (size_t i = 0; environ[i]; i++)
-		if (strncmp(environ[i], key, sizeof(key) - 1) != 0 &&
-		    !wrapper_listed(list, environ[i]))
+		if (strncmp(environ[i], shkey, sizeof(shkey) - 1) != 0 &&
+		    (list == NULL || (strncmp(environ[i], key, sizeof(key) - 1) != 0 &&
+		    !wrapper_listed(list, environ[i]))))
 			environ[k++] = environ[i];
 	environ[k] = NULL;
+	return sh != NULL && sh[0] == '/' ? sh : SCRIPT_SHELL;
 }
 
 /*
@@ -155,6 +150,7 @@ main(int argc, char **argv)
 
 	struct msg_exec_out e = { .env = environ, .pid = getpid(), .flags = SHELLESC_FLAG_VIA_WRAPPER };
 	struct client_req req;
+	const char *shell;
 	int fd, r;
 
 	if (argc < 2) {
@@ -167,7 +163,7 @@ main(int argc, char **argv)
 		return wrapper_proxy(e.file, proxy);
 	if ((r = client_session_fd(environ, &fd)) != 0)
 		return wrapper_fail(e.file, "no usable shellesc session", r);
-	wrapper_env_restore();
+	shell = wrapper_env_restore();
 	e.env = environ;
 	if ((r = client_ask(fd, &e, &req)) != 0)
 		return req.refused ? (client_say(e.file, req.reason), EXIT_CANNOT_RUN) :
@@ -175,7 +171,7 @@ main(int argc, char **argv)
 	wrapper_debug(e.file, wrapper_verdicts[req.action]);
 	switch (req.action) {
 	case SHELLESC_ACT_RUN:
-		return wrapper_run(e.file, argv + 2);
+		return wrapper_run(e.file, argv + 2, shell);
 	case SHELLESC_ACT_ESCALATE:
 		return wrapper_escalate(e.file, &req);
 	default:

@@ -111,7 +111,7 @@ cli_run_spawn(struct cli *c, const char *path, pid_t *pid)
 		cli_warn("cannot start %s", path);
 		goto out;
 	}
-	script_argv(shargv, path, c->o.argv);
+	script_argv(shargv, SCRIPT_SHELL, path, c->o.argv);
 	if ((*pid = fork()) < 0)
 		cli_warn("fork");
 	else if (*pid == 0)

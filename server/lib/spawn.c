@@ -237,7 +237,7 @@ spawn_exec(const struct spawn_spec *sp, int xfd)
 		file = spawn_devfd(devfd, xfd);
 	char *argv[script_slots(sp->argv)];
 
-	script_argv(argv, file, sp->argv);
+	script_argv(argv, SCRIPT_SHELL, file, sp->argv);
 	execve(SCRIPT_SHELL, argv, sp->env);
 	errno = ENOEXEC;	/* the file's failure, not the fallback's */
 }
