@@ -55,8 +55,10 @@ static __thread struct pl_live {
 
 /* shellesc's variables; the first PL_V_PROXY are put back when missing,
  * the others are never passed on (the session's variables are in every
- * child here: nothing was added that the wrapper should take out). */
-enum { PL_V_SOCK, PL_V_PRELOAD, PL_V_WRAPPER, PL_V_PROXY_PATH, PL_V_PROXY, PL_V_ADDED, PL_NV };
+ * child here: nothing was added that the wrapper should take out; the
+ * shell a patched bash names is kept in the copy, for pl_run_wrapped). */
+enum { PL_V_SOCK, PL_V_PRELOAD, PL_V_WRAPPER, PL_V_PROXY_PATH, PL_V_PROXY, PL_V_ADDED,
+	PL_V_SHELL, PL_NV };
 static const char *const pl_var_names[PL_NV] = {
 	[PL_V_SOCK] = SHELLESC_ENV_SOCKET "=",
 	[PL_V_PRELOAD] = PL_PRELOAD,
@@ -64,6 +66,7 @@ static const char *const pl_var_names[PL_NV] = {
 	[PL_V_PROXY_PATH] = SHELLESC_ENV_PROXY_PATH "=",
 	[PL_V_PROXY] = SHELLESC_ENV_PROXY "=",
 	[PL_V_ADDED] = SHELLESC_ENV_ADDED "=",
+	[PL_V_SHELL] = SHELLESC_ENV_SHELL "=",
 };
 
 /* Which of our variables e sets, or PL_NV. */
@@ -279,6 +282,8 @@ pl_fill_env(struct pl_copy *c, struct pl_area *a, char *const envp[], size_t env
 		}
 		if (v == PL_V_PRELOAD && !(seen & (1u << v)))
 			ours[v] = pl_area_preload(a, e + sizeof(PL_PRELOAD) - 1);
+		else if (v == PL_V_SHELL && !(seen & (1u << v)))
+			c->shell = e + strlen(pl_var_names[v]);	/* kept, not passed on */
 		else
 			a->p = e;	/* a duplicate, or replaced: not kept */
 		if (!(seen & (1u << v)) && ours[v] != NULL)
@@ -306,6 +311,7 @@ pl_fill(struct pl_copy *c, const struct pl_count *n, const char *path,
 
 	c->argv = v + 2;
 	c->env = c->argv + n->argc + 1;
+	c->shell = NULL;
 	pl_fill_ours(c, &a, ours);
 	c->run = c->path = c->argv[-1] = pl_area_str(&a, path);
 	for (i = 0; i < n->argc && argv[i] && !a.full; i++)

@@ -18,6 +18,7 @@
 #include "err.h"
 #include "fdpass.h"
 #include "preload.h"
+#include "script.h"
 
 static enum pl_verdict
 pl_fail(const char *path, const char *why)
@@ -110,7 +111,8 @@ pl_ask(const struct pl_copy *c, int *stream)
 	if (!pl_sock_ok(true))	/* its number may have been reused by now */
 		return pl_fail(c->path, "the session socket is gone or not a socket");
 	e.pid = getpid();
-	e.flags = pl_target_flags(c->path) | SHELLESC_FLAG_VIA_PRELOAD;
+	/* No claims about the file (static, set-id): the server looks itself. */
+	e.flags = SHELLESC_FLAG_VIA_PRELOAD;
 	if ((r = client_ask(pl_sock(), &e, &req)) != 0)
 		return pl_fail(c->path, req.refused ? req.reason : client_strerror(r));
 	if (req.action == SHELLESC_ACT_RUN)
@@ -263,4 +265,43 @@ pl_exec_decided(struct pl_copy *c, enum pl_verdict v, int stream)
 	pl_sock_inherit();
 	pl_real.execve(c->run, c->argv, c->env);
 	return errno;
+}
+
+/*
+ * --- a patched shell's exec of the wrapper, decided here --------------------
+ *
+ * In both mode a patched shell execs the session's wrapper for every
+ * command, FILE and argv behind it.  This library is loaded in that shell
+ * already, so it does here what the wrapper would have done: one decision
+ * and one exec per command instead of two execs and a second program's
+ * start.  Only the exec family comes here (posix_spawn of the wrapper runs
+ * it); the wrapper itself stays for shells without this library.
+ */
+bool
+pl_wrapped(struct pl_copy *c)
+{
+	if (c->run != c->wrapper || c->wrapper[0] == '\0' || c->argv[0] == NULL ||
+	    c->argv[1] == NULL)
+		return false;
+	c->path = c->run = c->argv[1];	/* in the read-only copy: what runs */
+	c->argv += 2;			/* argv[-2], argv[-1]: the proxy's line */
+	return true;
+}
+
+int
+pl_run_wrapped(struct pl_copy *c)
+{
+	const char *why, *shell = c->shell && c->shell[0] == '/' ? c->shell : SCRIPT_SHELL;
+	int stream = -1, e;
+	enum pl_verdict v = pl_decide(c, &stream);
+
+	if (v == PL_ESCALATE)
+		return pl_exec_proxy(c, stream);
+	if (v == PL_RUN || v == PL_PASS) {	/* PASS: FILE is the wrapper again */
+		pl_sock_inherit();
+		e = script_run(pl_real.execve, c->run, c->argv, c->env, shell, &why);
+		client_say(c->run, why);
+		_exit(script_status(e));
+	}
+	_exit(126);	/* denied, or the server could not be asked: said already */
 }

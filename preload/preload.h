@@ -119,6 +119,7 @@ struct pl_copy {
 	size_t envc;
 	const char *wrapper;	/* the session's EXEC_WRAPPER path, or "" */
 	const char *proxy;	/* the session's proxy path */
+	const char *shell;	/* SHELLESC_WRAPPER_SHELL's value, or NULL */
 	char *proxy_room;
 	void *base;
 	size_t size;
@@ -164,6 +165,22 @@ enum pl_verdict { PL_RUN, PL_ESCALATE, PL_DENY, PL_FAIL, PL_PASS };
  */
 enum pl_verdict pl_decide(struct pl_copy *c, int *stream);
 
+/*
+ * After PL_PASS for the session's EXEC_WRAPPER (both mode: a patched
+ * shell's exec of it): is there a command behind it (FILE ARGV0 ...)?
+ * Then c becomes that command and true is returned, for pl_run_wrapped.
+ */
+bool pl_wrapped(struct pl_copy *c);
+
+/*
+ * Do here what the wrapper would: decide c, then exec it in place (a file
+ * without #! under the shell the patched shell named, or /bin/sh), become
+ * the escalation proxy, or exit 126 after saying why, as the wrapper exits
+ * after replacing the shell.  Returns only when the proxy could not be
+ * exec'd: its errno.
+ */
+int pl_run_wrapped(struct pl_copy *c);
+
 /* Look up the session's wrappers' identities, if not done yet (see pl_decide). */
 void pl_wrappers_lookup(void);
 
@@ -180,10 +197,6 @@ void pl_sock_inherit(void);
 /* --- path.c: PATH search exactly as glibc's execvpe/posix_spawnp --- */
 /* path_search (common/path.h) over the PATH of the caller's environ. */
 int pl_path_search(const char *file, int (*try)(const char *, void *), void *arg);
-
-/* --- target.c --- */
-/* SHELLESC_FLAG_* bits for the file that will run. */
-unsigned pl_target_flags(const char *path);
 
 /* --- spawn.c --- */
 /* posix_spawn, decided: 0 or an error number (EACCES when refused). */

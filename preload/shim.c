@@ -53,7 +53,7 @@ pl_exec_script(const struct pl_copy *c)
 	char *sh[script_slots(c->argv)];
 
 	/* The script was decided on: /bin/sh running it is the same exec. */
-	script_argv(sh, c->run, c->argv);
+	script_argv(sh, SCRIPT_SHELL, c->run, c->argv);
 	pl_real.execve(SCRIPT_SHELL, sh, c->env);
 	return errno;
 }
@@ -79,7 +79,9 @@ pl_try_exec(const char *cand, void *arg)
 	    (e = pl_copy_make(&c, cand, t->argv, t->envp)) != 0)
 		return e;
 	v = pl_decide(&c, &stream);
-	if ((t->refused = v == PL_DENY || v == PL_FAIL))
+	if (v == PL_PASS && pl_wrapped(&c))
+		e = pl_run_wrapped(&c);
+	else if ((t->refused = v == PL_DENY || v == PL_FAIL))
 		e = 0;
 	else if ((e = pl_exec_decided(&c, v, stream)) == ENOEXEC && t->script &&
 	    v != PL_ESCALATE)

@@ -77,6 +77,7 @@ ts_record(struct tpol *tp, const struct shellesc_request *req)
 	ts_forget(tp);
 	ts_remember(tp, shellesc_request_program(req));
 	tp->flags = shellesc_request_flags(req);
+	tp->facts = shellesc_request_target(req)->facts;
 	tp->program = strdup(shellesc_request_program(req));
 	tp->file = strdup(shellesc_request_file(req));
 	tp->cwd = strdup(shellesc_request_cwd(req));

@@ -53,6 +53,7 @@ struct tpol {
 	char *history;
 	size_t history_len, history_cap;
 	unsigned flags;
+	unsigned facts;		/* the last one's target facts, as the server found them */
 };
 
 /* Start a session for tp with the build-tree wrapper.  cfg (NULL: wrapper
