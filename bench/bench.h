@@ -21,6 +21,7 @@
 struct bn_opts {
 	const char *builddir;	/* the build tree: wrapper, preload, helpers */
 	const char *zsh;	/* a patched zsh, or NULL */
+	const char *bash;	/* a patched bash, or NULL */
 	bool sudo;		/* sudo's intercept mode is configured */
 	int rounds;		/* interleaved repetitions */
 	double scale;		/* < 1: fewer iterations (a quick run) */

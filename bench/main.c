@@ -1,5 +1,5 @@
 /*
- * shellesc-bench [--builddir DIR] [--zsh PATH] [--sudo] [--rounds N]
+ * shellesc-bench [--builddir DIR] [--zsh PATH] [--bash PATH] [--sudo] [--rounds N]
  *                [--scale X] [--only SECTION] [--work-src DIR] [--json FILE]
  *                [--commit REV]
  *
@@ -200,6 +200,8 @@ main(int argc, char **argv)
 			o.builddir = v;
 		else if (v && strcmp(argv[i], "--zsh") == 0 && ++i)
 			o.zsh = *v ? v : NULL;
+		else if (v && strcmp(argv[i], "--bash") == 0 && ++i)
+			o.bash = *v ? v : NULL;
 		else if (v && strcmp(argv[i], "--rounds") == 0 && ++i)
 			o.rounds = atoi(v) > 0 ? atoi(v) : 1;
 		else if (v && strcmp(argv[i], "--scale") == 0 && ++i)
@@ -213,7 +215,7 @@ main(int argc, char **argv)
 		else if (v && strcmp(argv[i], "--commit") == 0 && ++i)
 			commit = v;
 		else {
-			fprintf(stderr, "usage: shellesc-bench [--builddir DIR] [--zsh PATH] [--sudo] "
+			fprintf(stderr, "usage: shellesc-bench [--builddir DIR] [--zsh PATH] [--bash PATH] [--sudo] "
 			    "[--rounds N] [--scale X] [--only SECTION] [--work-src DIR] [--json FILE] "
 			    "[--commit REV]\n");
 			return 2;

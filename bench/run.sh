@@ -6,7 +6,8 @@
 # drop-in in /etc/sudoers.d that it removes afterwards, whatever happens.
 # Without root, the sudo rows are reported as not measured.  ZSH is a zsh
 # built by patches/build-shell.sh; when empty, the one `make shells` builds
-# (BUILDDIR/shells/bin/zsh) is used if it is there.  The results go to
+# (BUILDDIR/shells/bin/zsh) is used if it is there; the patched bash is
+# BUILDDIR/shells/bin/bash when there.  The results go to
 # BUILDDIR/bench/results.json, with the commit of this checkout.
 set -eu
 builddir=$1
@@ -39,6 +40,10 @@ if [ -z "$zsh" ] && [ -x "$builddir/shells/bin/zsh" ]; then
 	zsh=$builddir/shells/bin/zsh
 fi
 [ -z "$zsh" ] || echo "bench: patched zsh: $zsh"
+# The patched bash, for the both-mode rows: the one `make shells` builds.
+bash=
+[ ! -x "$builddir/shells/bin/bash" ] || bash=$builddir/shells/bin/bash
+[ -z "$bash" ] || echo "bench: patched bash: $bash"
 
 # The MCP rows' client and the reference server (bench/mcp.c): the npm
 # packages the MCP tests pin, installed as they install them.
@@ -54,5 +59,5 @@ work=$(sh "$src/patches/build-shell.sh" --source zsh "$builddir/shells" | tail -
 [ -d "$work" ] || { echo "bench: zsh's source could not be unpacked (its rows say why)"; work=; }
 
 echo "bench: load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
-"$builddir/bench/shellesc-bench" --builddir "$builddir" --zsh "$zsh" $sudo_opt \
+"$builddir/bench/shellesc-bench" --builddir "$builddir" --zsh "$zsh" --bash "$bash" $sudo_opt \
 	--work-src "$work" --commit "$commit" --json "$builddir/bench/results.json" "$@"
