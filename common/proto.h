@@ -35,6 +35,11 @@
  * wrapping (bash): its own file, which the wrapper runs such a file with
  * instead of /bin/sh.  The wrapper always takes it out. */
 #define SHELLESC_ENV_SHELL	"SHELLESC_WRAPPER_SHELL"
+/* Set by a patched shell that runs a file without #! itself (bash), in a
+ * subshell: the number of a pipe's write end.  The wrapper only asks; for
+ * run it writes one byte there and exits 0, and the shell runs the file.
+ * The preload lets such an exec of the wrapper run the wrapper. */
+#define SHELLESC_ENV_ASK	"SHELLESC_WRAPPER_ASK"
 
 /*
  * Handshake: one datagram on the session socket, exactly these bytes,

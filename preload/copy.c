@@ -56,9 +56,10 @@ static __thread struct pl_live {
 /* shellesc's variables; the first PL_V_PROXY are put back when missing,
  * the others are never passed on (the session's variables are in every
  * child here: nothing was added that the wrapper should take out; the
- * shell a patched bash names is kept in the copy, for pl_run_wrapped). */
+ * shell a patched bash names is kept in the copy, for pl_run_wrapped);
+ * SHELLESC_WRAPPER_ASK is passed on, and marks the copy. */
 enum { PL_V_SOCK, PL_V_PRELOAD, PL_V_WRAPPER, PL_V_PROXY_PATH, PL_V_PROXY, PL_V_ADDED,
-	PL_V_SHELL, PL_NV };
+	PL_V_SHELL, PL_V_ASK, PL_NV };
 static const char *const pl_var_names[PL_NV] = {
 	[PL_V_SOCK] = SHELLESC_ENV_SOCKET "=",
 	[PL_V_PRELOAD] = PL_PRELOAD,
@@ -67,6 +68,7 @@ static const char *const pl_var_names[PL_NV] = {
 	[PL_V_PROXY] = SHELLESC_ENV_PROXY "=",
 	[PL_V_ADDED] = SHELLESC_ENV_ADDED "=",
 	[PL_V_SHELL] = SHELLESC_ENV_SHELL "=",
+	[PL_V_ASK] = SHELLESC_ENV_ASK "=",
 };
 
 /* Which of our variables e sets, or PL_NV. */
@@ -276,7 +278,8 @@ pl_fill_env(struct pl_copy *c, struct pl_area *a, char *const envp[], size_t env
 
 		if (e == NULL)
 			break;
-		if ((v = pl_var_of(e)) == PL_NV) {
+		if ((v = pl_var_of(e)) == PL_NV || v == PL_V_ASK) {
+			c->ask |= v == PL_V_ASK;
 			c->env[k++] = e;
 			continue;
 		}
@@ -312,6 +315,7 @@ pl_fill(struct pl_copy *c, const struct pl_count *n, const char *path,
 	c->argv = v + 2;
 	c->env = c->argv + n->argc + 1;
 	c->shell = NULL;
+	c->ask = false;
 	pl_fill_ours(c, &a, ours);
 	c->run = c->path = c->argv[-1] = pl_area_str(&a, path);
 	for (i = 0; i < n->argc && argv[i] && !a.full; i++)

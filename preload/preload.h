@@ -120,6 +120,7 @@ struct pl_copy {
 	const char *wrapper;	/* the session's EXEC_WRAPPER path, or "" */
 	const char *proxy;	/* the session's proxy path */
 	const char *shell;	/* SHELLESC_WRAPPER_SHELL's value, or NULL */
+	bool ask;		/* SHELLESC_WRAPPER_ASK is set: the wrapper only asks */
 	char *proxy_room;
 	void *base;
 	size_t size;
@@ -167,7 +168,8 @@ enum pl_verdict pl_decide(struct pl_copy *c, int *stream);
 
 /*
  * After PL_PASS for the session's EXEC_WRAPPER (both mode: a patched
- * shell's exec of it): is there a command behind it (FILE ARGV0 ...)?
+ * shell's exec of it): is there a command behind it (FILE ARGV0 ...), and
+ * is the wrapper to run it (not only to ask, SHELLESC_WRAPPER_ASK)?
  * Then c becomes that command and true is returned, for pl_run_wrapped.
  */
 bool pl_wrapped(struct pl_copy *c);

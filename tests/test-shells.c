@@ -522,8 +522,9 @@ static void
 stock_files(void)
 {
 	put_file("plain", "x\n", 0);
-	/* bash runs it itself, zsh with /bin/sh: the session must agree */
-	put_file("noshebang", "echo \"no #!: $1 ${BASH_VERSION:+bash}\"\n", 1);
+	/* bash runs it itself, in a subshell that sees v; zsh with /bin/sh, and
+	 * v is not exported: the session must agree */
+	put_file("noshebang", "echo \"no #!: $1 ${BASH_VERSION:+bash} ${v-unset}\"\n", 1);
 	put_file("badinterp", "#!/nonexistent/interpreter\n", 1);
 	put_file("relinterp", "#!nosuchinterpreter\n", 1);
 	put_dir("bin");
@@ -916,7 +917,7 @@ SHELL_TEST(exec_denied_permission_denied)
  * interpreters (zsh finds a relative one in $PATH), files without #!
  * (bash runs them with bash, zsh with /bin/sh), exec -a.  Run in wrapper mode, then in both mode. */
 static const char stock_script[] =
-    "./missing; echo $?; ./plain; echo $?; /tmp; echo $?; nosuchcommand; echo $?; "
+    "v=inherited; ./missing; echo $?; ./plain; echo $?; /tmp; echo $?; nosuchcommand; echo $?; "
     "./noshebang x; echo $?; ./badinterp; echo $?; ./relinterp; echo $?; "
     "PATH=\"$PWD/bin/:$PATH\" slashless a; echo $?; (exec -a NAME ./noshebang y); echo $?; "
     "exec ./noshebang last";

@@ -334,3 +334,42 @@ Test(wrapper, script_without_shebang_runs_under_the_named_shell, .timeout = TS_T
 	remove_fixtures(dir);
 	ts_end(s, &tp);
 }
+
+/*
+ * Ask mode: the patched bash runs a file without #! itself and only wants
+ * the verdict.  run: one byte on the pipe named by SHELLESC_WRAPPER_ASK,
+ * exit 0, nothing run; deny and escalate: done as always, no byte.
+ */
+Test(wrapper, ask_mode_tells_run_and_does_the_rest, .timeout = TS_TIMEOUT)
+{
+	static const struct { const char *action, *out; int code; ssize_t told; } cases[] = {
+		{ "TEST_ACTION=run", "", 0, 1 },
+		{ "TEST_ACTION=deny", "", 126, 0 },
+		{ "TEST_ACTION=escalate", "ran\n", 0, 0 },
+	};
+	char var[64], byte, *out, *err;
+	struct ts_proc p;
+	char **env;
+	int fds[2], st;
+
+	tp.reason = "not now";
+	s = ts_start(&tp, NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(pipe(fds), 0);
+		snprintf(var, sizeof(var), SHELLESC_ENV_ASK "=%d", fds[1]);
+		env = ts_env(s, cases[i].action, var, NULL);
+		ts_wrapper_start(&p, env, NULL, "/bin/echo", TS_V("echo", "ran"));
+		close(fds[1]);
+		st = ts_proc_wait(&p, &out, NULL, &err);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == cases[i].code, "%s: status %#x, %s",
+		    cases[i].action, st, err);
+		cr_assert_str_eq(out, cases[i].out, "%s", cases[i].action);
+		cr_assert_eq(read(fds[0], &byte, 1), cases[i].told, "%s", cases[i].action);
+		cr_assert_eq(tp.seen, (int)i + 1, "%s: not asked", cases[i].action);
+		close(fds[0]);
+		free(out);
+		free(err);
+		shellesc_env_free(env);
+	}
+	ts_end(s, &tp);
+}

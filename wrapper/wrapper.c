@@ -100,28 +100,62 @@ wrapper_listed(const char *list, const char *entry)
 	return 0;
 }
 
+/* What a patched shell tells the wrapper beside the command's environment. */
+struct wrapper_vars {
+	const char *shell;	/* for a file without #!: SCRIPT_SHELL, or the one named */
+	int ask;		/* SHELLESC_WRAPPER_ASK's fd, or -1 */
+};
+
+/* Whether entry is one of the variables the patched shell added. */
+static int
+wrapper_added(const char *entry, const char *list)
+{
+	static const char *const ours[] = { SHELLESC_ENV_ADDED "=", SHELLESC_ENV_SHELL "=",
+		SHELLESC_ENV_ASK "=" };
+
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		if (strncmp(entry, ours[i], strlen(ours[i])) == 0)
+			return 1;
+	return list != NULL && wrapper_listed(list, entry);
+}
+
 /*
  * A patched shell told to clear the command's environment (exec -c) adds
  * the session's variables back for us and names them in
- * SHELLESC_WRAPPER_ADDED; bash names itself in SHELLESC_WRAPPER_SHELL.
- * Once the session is found they go, so what is asked about and run is
- * the environment the program was given.  Returns the shell for files
- * without #! (the strings stay valid: only environ's slots move).
+ * SHELLESC_WRAPPER_ADDED; bash names itself in SHELLESC_WRAPPER_SHELL, and
+ * gives SHELLESC_WRAPPER_ASK when it only asks.  Once the session is found
+ * they go, so what is asked about and run is the environment the program
+ * was given (the strings stay valid: only environ's slots move).
  */
-static const char *
+static struct wrapper_vars
 wrapper_env_restore(void)
 {
 	const char *list = getenv(SHELLESC_ENV_ADDED), *sh = getenv(SHELLESC_ENV_SHELL);
-	static const char key[] = SHELLESC_ENV_ADDED "=", shkey[] = SHELLESC_ENV_SHELL "=";
+	const char *ask = getenv(SHELLESC_ENV_ASK);
+	struct wrapper_vars v = { sh != NULL && sh[0] == '/' ? sh : SCRIPT_SHELL,
+	    ask != NULL ? client_fd_value(ask) : -1 };
 	size_t k = 0;
 
 	for (size_t i = 0; environ[i]; i++)
-		if (strncmp(environ[i], shkey, sizeof(shkey) - 1) != 0 &&
-		    (list == NULL || (strncmp(environ[i], key, sizeof(key) - 1) != 0 &&
-		    !wrapper_listed(list, environ[i]))))
+		if (!wrapper_added(environ[i], list))
 			environ[k++] = environ[i];
 	environ[k] = NULL;
-	return sh != NULL && sh[0] == '/' ? sh : SCRIPT_SHELL;
+	return v;
+}
+
+/*
+ * Ask mode (SHELLESC_WRAPPER_ASK): the patched bash runs the file itself,
+ * as a file without #! is run, and only wants the verdict.  Run: one byte
+ * on the pipe it gave, and exit 0; the other verdicts are done here.
+ */
+static int
+wrapper_tell_run(int fd)
+{
+	ssize_t n;
+
+	while ((n = write(fd, "r", 1)) < 0 && errno == EINTR)
+		;
+	return n == 1 ? 0 : EXIT_CANNOT_RUN;
 }
 
 /*
@@ -150,7 +184,7 @@ main(int argc, char **argv)
 
 	struct msg_exec_out e = { .env = environ, .pid = getpid(), .flags = SHELLESC_FLAG_VIA_WRAPPER };
 	struct client_req req;
-	const char *shell;
+	struct wrapper_vars vars;
 	int fd, r;
 
 	if (argc < 2) {
@@ -163,7 +197,7 @@ main(int argc, char **argv)
 		return wrapper_proxy(e.file, proxy);
 	if ((r = client_session_fd(environ, &fd)) != 0)
 		return wrapper_fail(e.file, "no usable shellesc session", r);
-	shell = wrapper_env_restore();
+	vars = wrapper_env_restore();
 	e.env = environ;
 	if ((r = client_ask(fd, &e, &req)) != 0)
 		return req.refused ? (client_say(e.file, req.reason), EXIT_CANNOT_RUN) :
@@ -171,7 +205,8 @@ main(int argc, char **argv)
 	wrapper_debug(e.file, wrapper_verdicts[req.action]);
 	switch (req.action) {
 	case SHELLESC_ACT_RUN:
-		return wrapper_run(e.file, argv + 2, shell);
+		return vars.ask >= 0 ? wrapper_tell_run(vars.ask) :
+		    wrapper_run(e.file, argv + 2, vars.shell);
 	case SHELLESC_ACT_ESCALATE:
 		return wrapper_escalate(e.file, &req);
 	default:
