@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/single_threaded.h>
 #include <unistd.h>
 
 #include "preload.h"
@@ -341,6 +342,19 @@ pl_live_reclaim(void)
 	return self;
 }
 
+/* Where the copy goes: c->room when no other thread can run, else a mapping. */
+static int
+pl_copy_area(struct pl_copy *c)
+{
+	c->mapped = !__libc_single_threaded || c->size > sizeof(c->room);
+	if (!c->mapped) {
+		c->base = c->room;
+		return 0;
+	}
+	c->base = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return c->base == MAP_FAILED ? errno : 0;
+}
+
 int
 pl_copy_make(struct pl_copy *c, const char *path, char *const argv[], char *const envp[])
 {
@@ -356,21 +370,18 @@ pl_copy_make(struct pl_copy *c, const char *path, char *const argv[], char *cons
 		    pl_own_bytes(&n, path);
 		/* Whole pages are mapped anyway: the rest is room for what grew. */
 		c->size = (c->size + page - 1) / page * page;
-		c->base = mmap(NULL, c->size, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (c->base == MAP_FAILED) {
-			e = errno;
+		if ((e = pl_copy_area(c)) != 0)
 			break;
-		}
 		e = !pl_fill(c, &n, path, argv, envp) ? E2BIG :	/* it changed meanwhile */
-		    mprotect(c->base, c->size, PROT_READ) != 0 ? errno : 0;
+		    c->mapped && mprotect(c->base, c->size, PROT_READ) != 0 ? errno : 0;
 		if (e == 0) {
-			if (pl_live.base == NULL)
+			if (c->mapped && pl_live.base == NULL)
 				pl_live = (struct pl_live){ c->base, c->size, self };
 			errno = saved;
 			return 0;
 		}
-		munmap(c->base, c->size);
+		if (c->mapped)
+			munmap(c->base, c->size);
 	}
 	errno = saved;
 	return e;
@@ -381,11 +392,11 @@ pl_copy_proxy(struct pl_copy *c, int fd)
 {
 	struct pl_area a = { c->proxy_room, c->proxy_room + PL_PROXY_ROOM, false };
 
-	if (mprotect(c->base, c->size, PROT_READ | PROT_WRITE) != 0)
+	if (c->mapped && mprotect(c->base, c->size, PROT_READ | PROT_WRITE) != 0)
 		return errno;
 	c->env[c->envc] = pl_area_num(&a, pl_var_names[PL_V_PROXY], fd);
 	c->env[c->envc + 1] = NULL;
-	return mprotect(c->base, c->size, PROT_READ) == 0 ? 0 : errno;
+	return !c->mapped || mprotect(c->base, c->size, PROT_READ) == 0 ? 0 : errno;
 }
 
 void
@@ -393,6 +404,8 @@ pl_copy_free(struct pl_copy *c)
 {
 	int saved = errno;
 
+	if (!c->mapped)
+		return;
 	munmap(c->base, c->size);
 	if (pl_live.base == c->base)
 		pl_live.base = NULL;

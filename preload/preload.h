@@ -106,11 +106,17 @@ int pl_sock(void);
 
 /* --- copy.c: what one exec attempt decides on and runs --- */
 /*
- * Everything in one private mapping, made read-only before anything is
- * decided: other threads of the process cannot change it between the
- * request and the exec.  argv has two free slots in front of it for the
- * proxy's command line, env one after its end for the proxy's fd.
+ * Everything in one place: in a process with threads, a private mapping
+ * made read-only before anything is decided, so that other threads cannot
+ * change it between the request and the exec; in one without
+ * (__libc_single_threaded: no thread was ever started, the case of
+ * every fork child of a shell), room, below, on the caller's stack, which
+ * nothing else runs to change -- a mapping and its protection cost tens of
+ * microseconds an exec on a paravirtualized machine.  argv has two free
+ * slots in front of it for the proxy's command line, env one after its end
+ * for the proxy's fd.
  */
+#define PL_ROOM 16384
 struct pl_copy {
 	const char *path;	/* the target, as decided on */
 	const char *run;	/* what is exec'd: path, or the session's wrapper */
@@ -124,6 +130,8 @@ struct pl_copy {
 	char *proxy_room;
 	void *base;
 	size_t size;
+	bool mapped;		/* base is a mapping (else it is room) */
+	char room[PL_ROOM] __attribute__((aligned(16)));
 };
 
 /*
