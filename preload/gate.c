@@ -283,7 +283,7 @@ pl_wrapped(struct pl_copy *c)
 	if (c->run != c->wrapper || c->wrapper[0] == '\0' || c->argv[0] == NULL ||
 	    c->argv[1] == NULL || c->ask)
 		return false;
-	c->path = c->run = c->argv[1];	/* in the read-only copy: what runs */
+	c->path = c->run = c->argv[1];	/* in the copy: what is decided runs */
 	c->argv += 2;			/* argv[-2], argv[-1]: the proxy's line */
 	return true;
 }
