@@ -308,6 +308,20 @@ zsh_successes() {
 	sed -n 's/^\([0-9]*\) successful test scripts.*/\1/p' "$1" | tail -n 1 | grep . || echo 0
 }
 
+# The session's preload and wrapper, for the other users some scripts run
+# as (zsh's P01privileged): when they cannot reach the ones named, copies
+# in $copy, which they can, are named instead.
+session_parts_reachable() {
+	for v in SHELLESC_PRELOAD SHELLESC_WRAPPER; do
+		eval "f=\${$v:-}"
+		if [ -n "$f" ] && ! others_can_enter "$(dirname "$f")"; then
+			cp "$f" "$copy/.shellesc-${f##*/}"
+			eval "$v=\$copy/.shellesc-\${f##*/}"
+			export "$v"
+		fi
+	done
+}
+
 # The shell's own suite inside a live session (--session), in a copy of
 # the build tree.
 run_session_suite() {
@@ -319,6 +333,7 @@ run_session_suite() {
 	*/shellesc-$sh_name-$session.*) ;;
 	*) die "not a copy of the build tree: '$copy'" ;;
 	esac
+	session_parts_reachable
 	log "running the test suite in a $session session, in $copy (output in $suite_log)"
 	rc=0
 	case $sh_name in
