@@ -61,7 +61,7 @@ script_run(script_execve_fn ex, const char *file, char *const argv[], char *cons
 {
 	int e;
 
-	ex(file, argv, env);
+	script_execve(ex, file, argv, env);
 	if ((e = errno) == ENOEXEC && script_is_binary(file)) {
 		*why = "cannot execute binary file";
 		return e;
@@ -70,7 +70,7 @@ script_run(script_execve_fn ex, const char *file, char *const argv[], char *cons
 		char *sh[script_slots(argv)];
 
 		script_argv(sh, shell, file, argv);
-		ex(shell, sh, env);
+		script_execve(ex, shell, sh, env);
 		e = errno;
 	}
 	/* strerror may allocate (its catalog): not in a vfork child */
@@ -82,4 +82,14 @@ int
 script_status(int e)
 {
 	return e == ENOENT || e == ENOTDIR ? 127 : 126;
+}
+
+int
+script_execve(script_execve_fn ex, const char *file, char *const argv[], char *const env[])
+{
+	int r;
+
+	while ((r = ex(file, argv, env)) < 0 && errno == EINTR)
+		;
+	return r;
 }

@@ -38,6 +38,14 @@ typedef int (*script_execve_fn)(const char *, char *const[], char *const[]);
 int script_run(script_execve_fn ex, const char *file, char *const argv[], char *const env[],
     const char *shell, const char **why);
 
+/*
+ * ex(file, argv, env), again while it fails with EINTR: under the kernel
+ * layer an exec waits for the server in a seccomp notification, and a
+ * signal caught meanwhile by a handler without SA_RESTART ends that wait
+ * with EINTR, which no program expects of execve.  Returns only on failure.
+ */
+int script_execve(script_execve_fn ex, const char *file, char *const argv[], char *const env[]);
+
 /* The exit status a shell gives a command that failed to exec with e. */
 int script_status(int e);
 

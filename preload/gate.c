@@ -247,7 +247,7 @@ pl_exec_proxy(struct pl_copy *c, int stream)
 	int e = pl_copy_proxy(c, stream);
 
 	if (e == 0 && fcntl(stream, F_SETFD, 0) == 0)
-		pl_real.execve(c->proxy, c->argv - 2, c->env);
+		script_execve(pl_real.execve, c->proxy, c->argv - 2, c->env);
 	if (e == 0)
 		e = errno;
 	client_say(c->proxy, "cannot start the escalation proxy");
@@ -263,7 +263,7 @@ pl_exec_decided(struct pl_copy *c, enum pl_verdict v, int stream)
 	if (v == PL_ESCALATE)
 		return pl_exec_proxy(c, stream);
 	pl_sock_inherit();
-	pl_real.execve(c->run, c->argv, c->env);
+	script_execve(pl_real.execve, c->run, c->argv, c->env);
 	return errno;
 }
 

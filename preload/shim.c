@@ -54,7 +54,7 @@ pl_exec_script(const struct pl_copy *c)
 
 	/* The script was decided on: /bin/sh running it is the same exec. */
 	script_argv(sh, SCRIPT_SHELL, c->run, c->argv);
-	pl_real.execve(SCRIPT_SHELL, sh, c->env);
+	script_execve(pl_real.execve, SCRIPT_SHELL, sh, c->env);
 	return errno;
 }
 
