@@ -234,11 +234,12 @@ pl_exec_fd(const char *path, bool named, int dirfd, const char *rel,
 		e = pl_exec_decided(&c, v, stream);	/* PL_PASS: the wrapper, by path */
 	else {
 		pl_sock_inherit();
-		if (rel)
-			pl_real.execveat(dirfd, rel, c.argv, c.env, flags);
-		else
-			pl_real.fexecve(dirfd, c.argv, c.env);
-		e = errno;
+		do	/* EINTR: as script_execve, for the kernel layer's wait */
+			if (rel)
+				pl_real.execveat(dirfd, rel, c.argv, c.env, flags);
+			else
+				pl_real.fexecve(dirfd, c.argv, c.env);
+		while ((e = errno) == EINTR);
 	}
 	pl_copy_free(&c);
 	return e;
