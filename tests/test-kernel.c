@@ -4,9 +4,10 @@
  * the session is decided, also those no preload or wrapper sees.  Each
  * exec here runs rm (denied) or touch/sh (run) some other way than
  * through libc's exec functions; without the layer all of them run
- * unasked.  What the layer does not guarantee (a path rewritten by another
- * thread after the check) is in docs/security.md and not tested here.  The
- * last test builds a real Go program (golang-go, installed by ./bootstrap).
+ * unasked.  A second thread that rewrites the path or argv between the
+ * server's check and the kernel's exec gets its process killed at the exec
+ * event, before the swapped program runs.  The last test builds a real Go
+ * program (golang-go, installed by ./bootstrap).
  */
 #include "config.h"
 
@@ -17,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helpers/base.h"
 #include "helpers/cli.h"
 
 static const char rules[] =
@@ -91,6 +93,39 @@ Test(kernel, clone_vfork_child_raw_execve_denied)
 	cr_assert_str_eq(r.out, "child exit=126\n");
 }
 
+/*
+ * The exec of a thread that is not the leader takes the leader's pid
+ * during the call: it is followed under both, verified, and runs.
+ */
+Test(kernel, exec_from_a_second_thread_runs)
+{
+	krun("wrapper,kernel", NULL, TS_V(TEST_RAW_EXEC_STATIC, "thread", (char *)tc_which("touch"),
+	    "touch", (char *)tc_path(&t, "made")));
+	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
+	cr_assert(tc_exists(&t, "made"), "%s", r.err);
+}
+
+Test(kernel, exec_from_a_second_thread_denied)
+{
+	raw_rm(TEST_RAW_EXEC_STATIC, "thread");
+	assert_eacces();
+}
+
+/*
+ * A process that another of the tree traces cannot be verified at its
+ * exec (one tracer per thread): a run decision is refused, as one that
+ * could be swapped.  Without the check the traced child runs touch.
+ */
+Test(kernel, exec_of_a_traced_process_refused)
+{
+	krun("wrapper,kernel", NULL, TS_V(TEST_RAW_EXEC_STATIC, "traced", (char *)tc_which("touch"),
+	    "touch", (char *)tc_path(&t, "made")));
+	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
+	cr_assert_str_eq(r.out, "ret=-1 errno=13\nchild exit=99\n", "%s", r.err);
+	cr_assert_not(tc_exists(&t, "made"));
+	cr_assert_not_null(strstr(r.err, "cannot be verified"), "%s", r.err);
+}
+
 /* fexecve of a copy with no path: decided too (here by the default). */
 Test(kernel, memfd_copy_decided)
 {
@@ -125,6 +160,68 @@ Test(kernel, python_ctypes_raw_syscall_denied)
 	cr_assert(tc_exists(&t, "victim"));
 }
 
+/* --- racing the check --------------------------------------------------- */
+
+/* Attempts per race: each is a fork, a thread and one decided exec (~2 ms). */
+#define KRACE_ATTEMPTS 200
+
+/*
+ * exec-race MODE under the layer, with RULES: rm never removes the victim.
+ * Returns how many children were killed at their exec.
+ */
+static int
+krace(const char *mode, const char *rules_text, const char *alt)
+{
+	int attempts = KRACE_ATTEMPTS / th_slowdown(), n = 0, ran, denied, failed, gone, stalled,
+	    killed;
+	char count[16];
+	long ms;
+
+	snprintf(count, sizeof(count), "%d", attempts);
+	tc_file(&t, "race.rules", rules_text);
+	tc_file(&t, "victim", "x");
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "race.rules", "--mode", "wrapper,kernel",
+	    "--default", "deny", "--", TEST_EXEC_RACE, (char *)mode, count,
+	    (char *)tc_path(&t, strcmp(mode, "raw-path") == 0 ? "ok" : "rm"), (char *)alt,
+	    (char *)tc_path(&t, "victim")));
+	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
+	cr_assert_eq(sscanf(r.out, "attempts=%d ran=%d denied=%d failed=%d rm_ran=%d stalled=%d "
+	    "slowest_ms=%ld killed=%d", &n, &ran, &denied, &failed, &gone, &stalled, &ms, &killed),
+	    8, "exec-race said: %s", r.out);
+	cr_assert_eq(n, attempts, "%s", r.out);
+	cr_assert_eq(stalled, 0, "%s", r.out);
+	cr_assert_eq(gone, 0, "the swapped exec ran %d times: %s", gone, r.out);
+	/* some got through, decided and verified (rm of "nothin" exits 1) */
+	cr_assert_gt(n - denied - failed - killed, 0, "nothing ran: %s", r.out);
+	(void)ran;
+	return killed;
+}
+
+/*
+ * A second thread flips the path between ok (true) and rm (denied), both
+ * through raw execve: the server may see ok and let it through while the
+ * kernel then reads rm.  Without the check at the exec event rm runs in
+ * about one attempt in ten here.
+ */
+Test(kernel, racing_thread_cannot_swap_the_path, .timeout = 120)
+{
+	cr_assert_eq(symlink("/bin/true", tc_path(&t, "ok")), 0);
+	cr_assert_eq(symlink(tc_which("rm"), tc_path(&t, "rm")), 0);
+	krace("raw-path", "prefix_rule(pattern=[\"true\"], decision=\"run\")\n", tc_path(&t, "rm"));
+}
+
+/* The same with argv: rm may remove "nothin" (same length as "victim"). */
+Test(kernel, racing_thread_cannot_swap_argv, .timeout = 120)
+{
+	char text[512];
+	const char *alt = tc_path(&t, "nothin");
+
+	cr_assert_eq(symlink(tc_which("rm"), tc_path(&t, "rm")), 0);
+	snprintf(text, sizeof(text), "prefix_rule(pattern=[\"rm\", \"%s\"], decision=\"run\")\n",
+	    alt);
+	krace("raw-argv", text, alt);
+}
+
 /* How many audit lines name this program with this intercept. */
 static size_t
 audited(const char *name, const char *intercept)
@@ -148,6 +245,22 @@ audited(const char *name, const char *intercept)
 }
 
 /* Run: the exec goes on, and its status is the caller's. */
+/*
+ * A signal the caller catches (SA_RESTART), arriving while its exec is
+ * decided, neither fails the exec nor has it asked twice: once the server
+ * has an exec, the caller's wait is killable only
+ * (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, Linux 5.19); before, the call
+ * is restarted unseen.  Without the flag about one exec in ten here is
+ * interrupted after the question and asked again.
+ */
+Test(kernel, caught_signals_neither_fail_nor_repeat_the_exec)
+{
+	krun("wrapper,kernel", NULL, TS_V(TEST_RAW_EXEC_STATIC, "signals", "/bin/true", "true"));
+	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
+	cr_assert_str_eq(r.out, "eintr=0\n", "%s", r.err);
+	cr_assert_eq(audited("true", "kernel"), 100);
+}
+
 Test(kernel, run_keeps_exit_status)
 {
 	krun("wrapper,kernel", NULL, TS_V(TEST_RAW_EXEC_STATIC, "syscall", "/bin/sh", "sh", "-c",

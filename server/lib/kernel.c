@@ -10,12 +10,14 @@
  * a request like a client's -- path, argv and envp read from the caller's
  * memory (kernel-mem.c), its cwd, ids and root from /proc, the file
  * opened by the server (target_inspect) -- decided by the same policy:
- * run continues the system call (SECCOMP_USER_NOTIF_FLAG_CONTINUE), deny
- * fails it with EACCES, and escalate is refused too (EACCES, its reason
+ * run continues the system call through the verifier (kernel-verify.c),
+ * which checks at the exec event that what loads is what was decided, as
+ * it does for every exec let through unasked; deny fails it with EACCES,
+ * and escalate is refused too (EACCES, its reason
  * logged): the caller is a raw system call with nobody to hand its
  * stdin/stdout/stderr over and wait for the result, and the path and argv
- * it will execute are its own memory.  What CONTINUE guarantees and what
- * it does not is in docs/security.md ("The kernel layer").
+ * it will execute are its own memory.  What is guaranteed and what is not
+ * is in docs/security.md ("The kernel layer").
  */
 #include "config.h"
 
@@ -72,8 +74,7 @@ kernel_init(struct kernel *k)
 	atomic_init(&k->fd, -1);
 }
 
-/* Answer notification id: continue it (err 0) or fail it with -err. */
-static void
+void
 kernel_answer(struct kernel *k, uint64_t id, int err)
 {
 	struct seccomp_notif_resp r = { .id = id };
@@ -238,6 +239,52 @@ kernel_exec(struct msg_exec *ex, struct kmem_exec *km, char *file, pid_t tid)
 	return 0;
 }
 
+/* How the kernel names the file in a script's argv (fs/exec.c). */
+static char *
+kernel_filename(const struct seccomp_data *d, bool at, const char *path)
+{
+	int dirfd = (int)d->args[0];
+	char *f;
+
+	if (!at || dirfd == AT_FDCWD || path[0] == '/')
+		return strdup(path);
+	if (path[0] == '\0')
+		return asprintf(&f, "/dev/fd/%d", dirfd) < 0 ? NULL : f;
+	return asprintf(&f, "/dev/fd/%d/%s", dirfd, path) < 0 ? NULL : f;
+}
+
+/*
+ * What the exec read as km must load and run with, if let through: the
+ * ELF the server found (t), with argv as read; a script's interpreter
+ * with, at the end of its argv, the file's name and argv[1..].
+ */
+static struct kverify_job *
+kernel_job(const struct seccomp_notif *n, const struct kmem_exec *km,
+    const struct kernel_who *w, const struct target *t)
+{
+	bool at = (int)n->data.nr == kernel_abi(&n->data)->execveat;
+	struct kverify_job *j = calloc(1, sizeof(*j));
+	size_t skip = t->elf ? 0 : strlen(km->argv) + 1;	/* argc >= 1 */
+	char *name = t->elf ? strdup("") : kernel_filename(&n->data, at, km->path);
+	size_t nlen = t->elf ? 0 : strlen(name ? name : "") + 1;
+
+	if (j && name) {
+		*j = (struct kverify_job){ .id = n->id, .tid = (pid_t)n->pid, .tgid = w->tgid,
+		    .ppid = w->ppid, .known = t->pub.error == 0 && t->runs_known,
+		    .dev = t->runs_dev, .ino = t->runs_ino, .whole = t->elf,
+		    .len = nlen + km->argv_len - skip };
+		if ((j->want = malloc(j->len ? j->len : 1)) != NULL) {
+			memcpy(j->want, name, nlen);
+			memcpy(j->want + nlen, km->argv + skip, km->argv_len - skip);
+			free(name);
+			return j;
+		}
+	}
+	free(j);
+	free(name);
+	return NULL;
+}
+
 /* The ticket this exec takes, if any: then it is used up. */
 static bool
 kernel_ticket_take(struct kernel *k, const struct shellesc_request *req,
@@ -350,6 +397,7 @@ kernel_take(struct loop *l, const struct seccomp_notif *n)
 	struct kernel_who w = { 0 };
 	struct kmem_exec km = { 0 };
 	struct shellesc_request *req = NULL;
+	struct kverify_job *j = NULL;
 	char path[64];
 	int mem, r;
 
@@ -372,15 +420,18 @@ kernel_take(struct loop *l, const struct seccomp_notif *n)
 	if (mem >= 0)
 		close(mem);
 	free(w.groups);
+	if (r == 0 && (j = kernel_job(n, &km, &w, &req->target)) == NULL)
+		r = -ENOMEM;
 	if (r != 0) {
 		loop_log(l, SHELLESC_LOG_WARN, "exec of process %ld refused: cannot read it: %s",
 		    (long)n->pid, strerror(-r));
 		kernel_answer(k, n->id, EACCES);
 	} else if (kernel_known(k, req, &km, w.ppid))
-		kernel_answer(k, n->id, 0);
+		kverify_submit(&k->v, j);	/* it answers */
 	else {
 		req->kernel = true;
 		req->notif_id = n->id;
+		req->vjob = j;
 		kmem_free(&km);
 		kernel_ask(l, req);	/* req is the policy's now */
 		return;
@@ -400,8 +451,13 @@ kernel_on_decided(struct loop *l, struct shellesc_request *req)
 		loop_log(l, SHELLESC_LOG_WARN, "request %llu: %s: escalation refused: the exec "
 		    "came from a raw system call, with no client to run it through",
 		    (unsigned long long)req->id, req->program);
-	if (atomic_load(&l->kernel.fd) >= 0)
-		kernel_answer(&l->kernel, req->notif_id, action == SHELLESC_RUN ? 0 : EACCES);
+	if (atomic_load(&l->kernel.fd) < 0)
+		;			/* the session ends: the call fails without us */
+	else if (action == SHELLESC_RUN && req->vjob) {
+		kverify_submit(&l->kernel.v, req->vjob);	/* it answers */
+		req->vjob = NULL;
+	} else
+		kernel_answer(&l->kernel, req->notif_id, EACCES);
 	request_free(req);
 }
 
@@ -432,9 +488,10 @@ void
 kernel_stop(struct loop *l)
 {
 	struct kernel *k = &l->kernel;
-	int fd = atomic_exchange(&k->fd, -1);
+	int fd;
 
-	if (fd >= 0)
+	kverify_stop(&k->v);		/* it answers with the listener */
+	if ((fd = atomic_exchange(&k->fd, -1)) >= 0)
 		close(fd);	/* execs still stopped fail (ENOSYS), later ones too */
 	for (size_t i = 0; i < KERNEL_TICKETS; i++)
 		free(k->t[i].argv);
@@ -463,8 +520,10 @@ shellesc_session_kernel(struct shellesc_session *s, int listener, pid_t first)
 		}
 		k->w = (struct watch){ WATCH_KERNEL, &s->loop };
 		atomic_store(&k->fd, listener);
-		if ((r = loop_watch(&s->loop, listener, &k->w, EPOLL_CTL_ADD)) == 0)
+		if ((r = kverify_start(&k->v, &s->loop)) == 0 &&
+		    (r = loop_watch(&s->loop, listener, &k->w, EPOLL_CTL_ADD)) == 0)
 			return 0;
+		kverify_stop(&k->v);
 		atomic_store(&k->fd, -1);
 	}
 	close(listener);

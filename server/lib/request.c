@@ -93,6 +93,7 @@ request_free(struct shellesc_request *req)
 	if (req == NULL)
 		return;
 	target_free(&req->target);
+	kverify_job_free(req->vjob);
 	msg_exec_free(&req->ex);
 	free(req->program);
 	free((char *)req->d.reason);

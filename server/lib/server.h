@@ -113,6 +113,9 @@ struct target {
 	char *path, *why;		/* pub.path, pub.writable */
 	char *loader_path;		/* pub.loader */
 	char **argv;			/* pub.argv when not the request's */
+	bool runs_known;		/* the ELF the kernel will load: the */
+	dev_t runs_dev;			/* file, its #! interpreter's, or the */
+	ino_t runs_ino;			/* loader run directly */
 };
 
 /* Fill t (zeroed, fd -1) for the exec ex of peer p; failures land in
@@ -145,6 +148,7 @@ struct shellesc_request {
 	struct shellesc_decision d;	/* once decided; d.reason is ours */
 	bool kernel;			/* a seccomp notification (kernel.c), no conn */
 	uint64_t notif_id;		/* ...its id */
+	struct kverify_job *vjob;	/* ...how a run answer is verified */
 	struct shellesc_request *next;	/* hub queue */
 };
 
@@ -296,6 +300,42 @@ struct kticket {
 	size_t len;
 };
 
+/* --- kernel-verify.c: what the kernel runs is what was decided -------- */
+/*
+ * A run answer to a notification is the verifier thread's: it traces the
+ * calling thread, continues the call and, at the exec event, before the
+ * new image runs, compares it with the job, killing it when it differs.
+ */
+struct kverify_job {
+	struct kverify_job *next;
+	uint64_t id;			/* the notification it answers */
+	pid_t tid, tgid, ppid;		/* the calling thread, its process, parent */
+	bool known;			/* the ELF to be loaded is known: */
+	dev_t dev;
+	ino_t ino;
+	bool whole;			/* argv is want (ELF), or ends with it (#!) */
+	char *want;			/* strings, each with its NUL */
+	size_t len;
+};
+
+struct loop;
+struct kverify {
+	struct loop *l;
+	pthread_t thread;
+	bool started, stop;
+	pthread_mutex_t mu;		/* the queue, stop, busy */
+	pthread_cond_t cv;
+	struct kverify_job *head, **tail;
+	pid_t busy;			/* the process being verified, or 0 */
+};
+
+int kverify_start(struct kverify *v, struct loop *l);
+/* Answer and verify j (taken over) on the verifier thread. */
+void kverify_submit(struct kverify *v, struct kverify_job *j);
+/* Stop the thread; an exec it still follows after a grace period is killed. */
+void kverify_stop(struct kverify *v);
+void kverify_job_free(struct kverify_job *j);
+
 struct kernel {
 	atomic_int fd;			/* the listener, or -1: no kernel layer */
 	pid_t first;			/* its first exec continues unasked; 0: used */
@@ -306,6 +346,7 @@ struct kernel {
 	unsigned next;
 	uint32_t events;		/* what epoll reported, set before dispatch */
 	struct watch w;
+	struct kverify v;		/* answers every exec let through */
 };
 
 /* An exec's arguments read from the caller's memory (kernel-mem.c). */
@@ -324,6 +365,8 @@ void kmem_free(struct kmem_exec *e);
 
 struct loop;
 void kernel_init(struct kernel *k);
+/* Answer notification id: continue it (err 0) or fail it with -err. */
+void kernel_answer(struct kernel *k, uint64_t id, int err);
 void kernel_on_ready(struct loop *l);
 void kernel_on_decided(struct loop *l, struct shellesc_request *req);
 /* A run decision for a client's request: issue its ticket. */

@@ -78,6 +78,8 @@ target_loader(struct target *t, struct peer *p, const struct msg_exec *ex,
 	char *argv0 = NULL;
 	bool opts = false;
 	size_t i = loader_program(ex->argv, ex->argc, &argv0, &opts);
+	dev_t dev = t->runs_dev;	/* the loader is what the kernel loads */
+	ino_t ino = t->runs_ino;
 	int fd, r;
 
 	if (i == 0) {
@@ -93,6 +95,9 @@ target_loader(struct target *t, struct peer *p, const struct msg_exec *ex,
 	if ((r = loader_argv(t, ex, i, argv0)) != 0 || (r = walk_open(p, ex->argv[i], &fd)) != 0 ||
 	    (r = target_take(t, p, fd, wr)) != 0)
 		return r;
+	t->runs_known = true;
+	t->runs_dev = dev;
+	t->runs_ino = ino;
 	if (t->loader)
 		return -ENOEXEC;	/* a loader loading a loader */
 	if (opts)

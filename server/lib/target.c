@@ -70,6 +70,15 @@ target_writable(struct target *t, const struct writer *wr, const char *path,
 	return 0;
 }
 
+/* st is the ELF the kernel will load. */
+static void
+target_runs(struct target *t, const struct stat *st)
+{
+	t->runs_known = true;
+	t->runs_dev = st->st_dev;
+	t->runs_ino = st->st_ino;
+}
+
 /* A script's interpreter, named in its #! line: its facts are the script's. */
 static int
 target_interp(struct target *t, struct peer *p, const char *name,
@@ -81,6 +90,8 @@ target_interp(struct target *t, struct peer *p, const char *name,
 	if (name[0] == '\0' || walk_open(p, name, &fd) != 0)
 		return 0;	/* the exec fails: nothing will run */
 	if ((r = target_file_read(fd, &f)) == 0) {
+		if (f.elf)
+			target_runs(t, &f.st);
 		if (f.elf && !f.interp)
 			t->pub.facts |= SHELLESC_TARGET_STATIC;
 		if (f.setid)
@@ -123,6 +134,9 @@ target_take(struct target *t, struct peer *p, int fd, const struct writer *wr)
 	t->pub.gid = f.st.st_gid;
 	t->pub.path = t->path = f.path;
 	t->elf = f.elf;
+	t->runs_known = false;
+	if (f.elf)
+		target_runs(t, &f.st);
 	t->loader = target_is_loader(&f);
 	t->pub.facts = (f.script ? SHELLESC_TARGET_SCRIPT : 0) |
 	    (f.elf && !f.interp ? SHELLESC_TARGET_STATIC : 0) |

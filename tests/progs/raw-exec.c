@@ -7,23 +7,30 @@
  * HOW is syscall (syscall(SYS_execve)), execveat (SYS_execveat, AT_FDCWD),
  * vfork (a clone(CLONE_VM|CLONE_VFORK) child on its own stack makes the
  * raw execve, as Go's os/exec does; the parent reports the child's end),
- * or memfd (FILE copied into a memfd, run by SYS_execveat with
- * AT_EMPTY_PATH, as fexecve does).  When the exec fails: "ret=-1 errno=E"
- * on stdout, exit 99.  vfork: "child exit=N" or "child signal=N".
+ * memfd (FILE copied into a memfd, run by SYS_execveat with
+ * AT_EMPTY_PATH, as fexecve does), thread (a second thread, not the
+ * leader, makes the raw execve) or traced (a child that its parent traces,
+ * as a debugger does, makes it) or signals (100 children each make it
+ * while a timer signal they catch, SA_RESTART, fires every 50 us; prints
+ * how many failed with EINTR: "eintr=N").  When the exec fails: "ret=-1 errno=E"
+ * on stdout, exit 99.  vfork, traced: "child exit=N" or "child signal=N".
  * Built twice: dynamically, and statically (raw-exec-static).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,14 +46,11 @@ raw_execve(void *arg)
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
+/* How the child pid ended, on stdout. */
 static int
-raw_vfork(void)
+raw_report(pid_t pid, int st)
 {
-	static char stack[256 * 1024];
-	int st;
-	pid_t pid = clone(raw_execve, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
-
-	if (pid < 0 || waitpid(pid, &st, 0) != pid) {
+	if (pid < 0) {
 		printf("ret=-1 errno=%d\n", errno);
 		return 99;
 	}
@@ -54,6 +58,97 @@ raw_vfork(void)
 		printf("child signal=%d\n", WTERMSIG(st));
 	else
 		printf("child exit=%d\n", WEXITSTATUS(st));
+	return 0;
+}
+
+static int
+raw_vfork(void)
+{
+	static char stack[256 * 1024];
+	int st = 0;
+	pid_t pid = clone(raw_execve, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+
+	if (pid > 0 && waitpid(pid, &st, 0) != pid)
+		pid = -1;
+	return raw_report(pid, st);
+}
+
+static void *
+raw_thread_main(void *arg)
+{
+	(void)arg;
+	syscall(SYS_execve, file, args, environ);
+	printf("ret=-1 errno=%d\n", errno);
+	_exit(99);
+}
+
+static int
+raw_thread(void)
+{
+	pthread_t t;
+
+	if ((errno = pthread_create(&t, NULL, raw_thread_main, NULL)) != 0)
+		return raw_report(-1, 0);
+	pthread_join(t, NULL);
+	return 2;
+}
+
+/* The parent stays its tracer, passing on signals, until it ends. */
+static int
+raw_traced(void)
+{
+	pid_t pid = fork();
+	int st = 0;
+
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0 || raise(SIGSTOP) != 0)
+			_exit(98);
+		syscall(SYS_execve, file, args, environ);
+		printf("ret=-1 errno=%d\n", errno);
+		_exit(99);
+	}
+	while (pid > 0 && waitpid(pid, &st, 0) == pid && WIFSTOPPED(st)) {
+		int sig = WSTOPSIG(st) == SIGSTOP || WSTOPSIG(st) == SIGTRAP ? 0 : WSTOPSIG(st);
+
+		ptrace(PTRACE_CONT, pid, 0, sig);
+	}
+	return raw_report(pid, st);
+}
+
+static void
+raw_caught(int sig)
+{
+	(void)sig;
+}
+
+/* A child whose raw execve may be interrupted: exit 98 when it was. */
+static void
+raw_signalled_child(void)
+{
+	struct sigaction sa = { .sa_handler = raw_caught, .sa_flags = SA_RESTART };
+	struct itimerval it = { { 0, 50 }, { 0, 50 } };
+
+	if (sigaction(SIGALRM, &sa, NULL) != 0 || setitimer(ITIMER_REAL, &it, NULL) != 0)
+		_exit(2);
+	syscall(SYS_execve, file, args, environ);
+	_exit(errno == EINTR ? 98 : 99);
+}
+
+static int
+raw_signals(void)
+{
+	int eintr = 0, st;
+
+	for (int i = 0; i < 100; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			raw_signalled_child();
+		if (pid < 0 || waitpid(pid, &st, 0) != pid)
+			return raw_report(-1, 0);
+		eintr += WIFEXITED(st) && WEXITSTATUS(st) == 98;
+	}
+	printf("eintr=%d\n", eintr);
 	return 0;
 }
 
@@ -75,7 +170,8 @@ main(int argc, char **argv)
 	const char *how;
 
 	if (argc < 4) {
-		fputs("usage: raw-exec syscall|execveat|vfork|memfd FILE ARG0 [ARG...]\n", stderr);
+		fputs("usage: raw-exec syscall|execveat|vfork|memfd|thread|traced|signals FILE ARG0 "
+		    "[ARG...]\n", stderr);
 		return 2;
 	}
 	how = argv[1];
@@ -84,6 +180,12 @@ main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (strcmp(how, "vfork") == 0)
 		return raw_vfork();
+	if (strcmp(how, "thread") == 0)
+		return raw_thread();
+	if (strcmp(how, "traced") == 0)
+		return raw_traced();
+	if (strcmp(how, "signals") == 0)
+		return raw_signals();
 	if (strcmp(how, "memfd") == 0)
 		raw_memfd();
 	else if (strcmp(how, "execveat") == 0)
