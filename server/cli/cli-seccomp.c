@@ -47,6 +47,10 @@
 
 #include "cli-seccomp.h"
 
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)	/* Linux 5.19 */
+#endif
+
 /* One ABI the kernel may run the session's code in. */
 struct cli_sc_arch {
 	uint32_t audit;			/* seccomp_data.arch */
@@ -210,6 +214,24 @@ cli_seccomp_build(struct cli_seccomp *f, bool exec_notify)
 	return a.full || cli_sc_resolve(&a) != 0 ? -1 : 0;
 }
 
+/*
+ * The filter, its listener's waits killable only where the kernel has
+ * that (Linux 5.19): once the server has an exec, a signal the caller
+ * catches no longer fails it with EINTR while it is being decided.
+ */
+static long
+cli_sc_install(unsigned flags, struct sock_fprog *prog)
+{
+	long r = -1;
+
+	if (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER)
+		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    flags | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, prog);
+	if (r < 0 && (errno == EINVAL || !(flags & SECCOMP_FILTER_FLAG_NEW_LISTENER)))
+		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, prog);
+	return r;
+}
+
 int
 cli_seccomp_enter(const struct cli_seccomp *f)
 {
@@ -218,14 +240,14 @@ cli_seccomp_enter(const struct cli_seccomp *f)
 	unsigned flags = f->listener ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
 	long r;
 
-	if ((r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog)) < 0) {
+	if ((r = cli_sc_install(flags, &prog)) < 0) {
 		if (errno != EACCES)
 			return -1;
 		/* Without CAP_SYS_ADMIN the kernel installs a filter only under
 		 * no_new_privs: set-id programs run in the session then keep the
 		 * caller's ids and capabilities (docs/security.md). */
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-		    (r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog)) < 0)
+		    (r = cli_sc_install(flags, &prog)) < 0)
 			return -1;
 	}
 	/* --no-network's program; no_new_privs is set by now if need be */
