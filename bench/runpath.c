@@ -7,7 +7,8 @@
  * in both mode, the patched zsh with the wrapper; and both loops under the
  * shellesc command itself (shellesc run, rules that run everything), with
  * the preload alone and with the kernel layer added, for what the layer
- * adds per exec.  The time of a run with 0 iterations (startup) is
+ * adds per exec, beside that layer's floor (bench-kfloor: a bare listener
+ * that continues every exec, without and with the tracing of the check).  The time of a run with 0 iterations (startup) is
  * subtracted; variants are interleaved round by round and medians taken.
  *
  * The targets (issue 16): the preload adds at most 1.3x its floor (the
@@ -29,7 +30,7 @@
 
 #define RP_MAX_ROUNDS 64
 
-enum rp_kind { RP_BASH, RP_ZSH, RP_DRIVER };
+enum rp_kind { RP_BASH, RP_ZSH, RP_DRIVER, RP_KFLOOR };
 
 /* What a row is for, which decides its target. */
 enum rp_role {
@@ -53,6 +54,7 @@ struct rp_variant {
 	char **env;			/* without a session: this environment, if set */
 	const char *via;		/* driver: exec this first, as VIA VIA /bin/true true */
 	const char *cli;		/* under shellesc run --mode CLI (env: rp_cli_env) */
+	const char *kmode;		/* RP_KFLOOR: bench-kfloor's MODE */
 	int n;				/* iterations */
 	int failed;			/* runs that did not exit 0 */
 	int short_asks;			/* runs whose session saw fewer than n requests */
@@ -111,6 +113,12 @@ rp_once(struct rp_variant *v, int n)
 		argv[k++] = "-f";
 		argv[k++] = "-c";
 		argv[k++] = loop;
+		break;
+	case RP_KFLOOR:
+		argv[k++] = (char *)bn_path(rp_o, "bench/bench-kfloor");
+		argv[k++] = (char *)v->kmode;
+		argv[k++] = num;
+		argv[k++] = "/bin/true";
 		break;
 	case RP_DRIVER:
 		argv[k++] = (char *)bn_path(rp_o, "bench/bench-execloop");
@@ -343,6 +351,11 @@ rp_groups(const struct bn_opts *o, struct bn_session *pre, struct bn_session *wr
 		    .cli = "preload"),
 		RPV("C fork+execve: shellesc run -m preload,kernel", RP_DRIVER, RP_KERNEL, false,
 		    NULL, ndrv, .cli = "preload,kernel"),
+		/* the kernel layer's floor: the mechanism, nothing read or decided */
+		RPV("C fork+execve: a bare seccomp listener, CONTINUE (kernel floor)", RP_KFLOOR,
+		    RP_CONTEXT, false, NULL, ndrv, .kmode = "continue"),
+		RPV("C fork+execve: the same, traced at the exec (kernel + check floor)", RP_KFLOOR,
+		    RP_CONTEXT, false, NULL, ndrv, .kmode = "trace"),
 	};
 	struct rp_variant zsh[] = {
 		RPV("patched zsh loop: plain", RP_ZSH, RP_PLAIN, false, NULL, nbash),
@@ -350,7 +363,7 @@ rp_groups(const struct bn_opts *o, struct bn_session *pre, struct bn_session *wr
 	};
 	struct { struct rp_variant *v; size_t n; } groups[] = {
 		{ bash, sizeof(bash) / sizeof(bash[0]) }, { drv, sizeof(drv) / sizeof(drv[0]) },
-		{ kbash, 3 }, { kdrv, 3 }, { zsh, o->zsh ? 2 : 0 },
+		{ kbash, 3 }, { kdrv, sizeof(kdrv) / sizeof(kdrv[0]) }, { zsh, o->zsh ? 2 : 0 },
 	};
 
 	if (!o->zsh)
