@@ -123,21 +123,28 @@ cli_policy_report(struct cli *c, struct shellesc_request *req,
 }
 
 /*
- * An exec the kernel layer caught has no client: nobody in the caller to
- * hand its stdio over and wait for an escalated command, nor to print why
- * it was denied.  So escalate becomes a deny that says why, and a deny is
- * reported here, on shellesc's stderr.
+ * An exec the kernel layer caught has no client to print why it was
+ * denied: a deny is reported here, on shellesc's stderr.  Escalate is
+ * done by making the caller exec the wrapper (the library's
+ * kernel-escalate.c) where the library knows how: on x86-64; elsewhere it
+ * becomes a deny that says why.
  */
 static enum shellesc_action
 cli_policy_kernel(const struct shellesc_request *req, struct cli_verdict *v,
     enum shellesc_action a)
 {
+#if defined(__x86_64__) && !defined(__ILP32__)
+	(void)req;
+	(void)v;
+	return a;
+#else
 	if (a != SHELLESC_ESCALATE || !(shellesc_request_flags(req) & SHELLESC_ASKED_BY_KERNEL))
 		return a;
 	free(v->reason);
-	v->reason = strdup("escalation refused: the exec came from a raw system call, with no "
-	    "client to run it through outside the session");
+	v->reason = strdup("escalation refused: the exec came from a raw system call, which "
+	    "shellesc cannot hand to the wrapper on this machine");
 	return SHELLESC_DENY;
+#endif
 }
 
 static void

@@ -34,6 +34,7 @@
  */
 static bool conn_refuse(struct conn *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+static bool conn_wait(struct conn *c);
 
 struct conn *
 conn_new(struct loop *l, int fd, struct inflight *p)
@@ -61,6 +62,27 @@ conn_new(struct loop *l, int fd, struct inflight *p)
 		c->next->prev = c;
 	l->conns = c;
 	return c;
+}
+
+int
+conn_adopt(struct loop *l, int fd, struct shellesc_request *req)
+{
+	struct inflight *p = inflight_get(&l->inflight, req->uid, req->pid);
+	struct conn *c = p ? conn_new(l, fd, p) : NULL;
+
+	if (c == NULL) {
+		if (p)
+			inflight_put(&l->inflight, p);
+		request_free(req);
+		close(fd);
+		return -ENOMEM;
+	}
+	conn_handshake_done(c);
+	c->req = req;
+	req->conn = c;
+	c->state = CONN_READ_HANDOVER;
+	c->rx.maxfds = SHELLESC_MAX_FDS;
+	return conn_wait(c) ? 0 : -EIO;
 }
 
 void

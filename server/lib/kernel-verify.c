@@ -53,7 +53,11 @@ kverify_job_free(struct kverify_job *j)
 {
 	if (j == NULL)
 		return;
+	if (j->fd >= 0)
+		close(j->fd);
 	free(j->want);
+	free(j->wrapper);
+	free(j->file);
 	free(j);
 }
 
@@ -152,38 +156,43 @@ kverify_wait(const struct kverify_job *j, siginfo_t *si)
 	}
 }
 
-/* Follow j's thread to its next stop and act on it; until it is let go. */
-static void
-kverify_follow(struct kverify *v, const struct kverify_job *j)
+bool
+kverify_next(const struct kverify_job *j, struct kverify_stop *st)
 {
 	siginfo_t si;
-	int event, sig;
 
 	while (kverify_wait(j, &si) == 0) {
-		pid_t pid = si.si_pid;
-
+		st->pid = si.si_pid;
 		if (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED) {
 			/* gone; the embedder's own child is its to reap */
-			if (!(pid == j->tgid && j->ppid == getpid()))
-				waitid(P_PID, (id_t)pid, &si, WEXITED | __WALL | __WNOTHREAD);
-			return;
+			if (!(st->pid == j->tgid && j->ppid == getpid()))
+				waitid(P_PID, (id_t)st->pid, &si, WEXITED | __WALL | __WNOTHREAD);
+			return false;
 		}
 		/* a stop is taken (ptrace refuses a tracee whose exec changed its
 		 * pid until its event has been waited for) */
 		memset(&si, 0, sizeof(si));
-		if (waitid(P_PID, (id_t)pid, &si, WSTOPPED | WNOHANG | __WALL | __WNOTHREAD) != 0 ||
+		if (waitid(P_PID, (id_t)st->pid, &si, WSTOPPED | WNOHANG | __WALL | __WNOTHREAD) != 0 ||
 		    si.si_pid == 0)
 			continue;	/* killed meanwhile: its end comes next */
-		event = (si.si_status >> 8) & 0xff;
-		sig = si.si_status & 0xff;
-		if (si.si_code == CLD_TRAPPED && event == PTRACE_EVENT_EXEC) {
-			if (kverify_exec(v, j, pid))
-				return;
+		st->event = si.si_code == CLD_TRAPPED ? (si.si_status >> 8) & 0xff : 0;
+		st->sig = si.si_code == CLD_TRAPPED && st->event == 0 ? si.si_status & 0xff : 0;
+		return true;
+	}
+	return false;
+}
+
+/* Follow j's thread to its next stop and act on it; until it is let go. */
+static void
+kverify_follow(struct kverify *v, const struct kverify_job *j)
+{
+	struct kverify_stop st;
+
+	while (kverify_next(j, &st)) {
+		if (st.event == PTRACE_EVENT_EXEC && !kverify_exec(v, j, st.pid))
 			continue;	/* killed: wait for its end */
-		}
-		/* back in its code, the exec failed: a signal to deliver, a stop */
-		ptrace(PTRACE_DETACH, pid, 0,
-		    si.si_code == CLD_TRAPPED && event == 0 ? sig : 0);
+		if (st.event != PTRACE_EVENT_EXEC)	/* back in its code: the exec failed */
+			ptrace(PTRACE_DETACH, st.pid, 0, st.sig);
 		return;
 	}
 }
@@ -224,7 +233,10 @@ kverify_main(void *arg)
 			v->tail = &v->head;
 		v->busy = j->tgid;
 		pthread_mutex_unlock(&v->mu);
-		kverify_one(v, j);
+		if (j->escalate)
+			kescalate_one(v, j);
+		else
+			kverify_one(v, j);
 		kverify_job_free(j);
 		pthread_mutex_lock(&v->mu);
 		v->busy = 0;

@@ -12,12 +12,10 @@
  * opened by the server (target_inspect) -- decided by the same policy:
  * run continues the system call through the verifier (kernel-verify.c),
  * which checks at the exec event that what loads is what was decided, as
- * it does for every exec let through unasked; deny fails it with EACCES,
- * and escalate is refused too (EACCES, its reason
- * logged): the caller is a raw system call with nobody to hand its
- * stdin/stdout/stderr over and wait for the result, and the path and argv
- * it will execute are its own memory.  What is guaranteed and what is not
- * is in docs/security.md ("The kernel layer").
+ * it does for every exec let through unasked; deny fails it with EACCES;
+ * escalate makes the caller exec the wrapper as the proxy of the command
+ * the server runs (kernel-escalate.c), as the preload does.  What is
+ * guaranteed and what is not is in docs/security.md ("The kernel layer").
  */
 #include "config.h"
 
@@ -31,6 +29,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -269,7 +268,7 @@ kernel_job(const struct seccomp_notif *n, const struct kmem_exec *km,
 	size_t nlen = t->elf ? 0 : strlen(name ? name : "") + 1;
 
 	if (j && name) {
-		*j = (struct kverify_job){ .id = n->id, .tid = (pid_t)n->pid, .tgid = w->tgid,
+		*j = (struct kverify_job){ .id = n->id, .tid = (pid_t)n->pid, .tgid = w->tgid, .fd = -1,
 		    .ppid = w->ppid, .known = t->pub.error == 0 && t->runs_known,
 		    .dev = t->runs_dev, .ino = t->runs_ino, .whole = t->elf,
 		    .len = nlen + km->argv_len - skip };
@@ -440,6 +439,43 @@ kernel_take(struct loop *l, const struct seccomp_notif *n)
 	request_free(req);
 }
 
+/*
+ * Make the caller exec the wrapper as the proxy of req (kernel-escalate.c),
+ * the other end of its stream waiting for the hand-over (conn_adopt).
+ * 0 with req taken over (the call answered, whatever happens), or -errno
+ * with the reason logged.
+ */
+static int
+kernel_escalate(struct loop *l, struct shellesc_request *req)
+{
+	struct kernel *k = &l->kernel;
+	struct kverify_job *j = req->vjob;
+	int sv[2];
+
+	if (!kescalate_possible() || !k->wrapper) {
+		loop_log(l, SHELLESC_LOG_ERROR, "request %llu: %s: escalation refused: no way here "
+		    "to make a raw exec land in the wrapper", (unsigned long long)req->id, req->program);
+		return -ENOTSUP;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return -errno;
+	j->escalate = true;
+	j->fd = sv[1];		/* j is req's until submitted: freed with it */
+	j->wrapper = strdup(l->s->cfg.wrapper_path);
+	j->file = strdup(req->program);
+	if (j->wrapper == NULL || j->file == NULL) {
+		close(sv[0]);
+		return -ENOMEM;
+	}
+	req->vjob = NULL;
+	if (conn_adopt(l, sv[0], req) != 0) {	/* req is gone either way */
+		kernel_answer(k, j->id, EACCES);
+		kverify_job_free(j);
+	} else
+		kverify_submit(&k->v, j);	/* it answers */
+	return 0;
+}
+
 void
 kernel_on_decided(struct loop *l, struct shellesc_request *req)
 {
@@ -447,16 +483,14 @@ kernel_on_decided(struct loop *l, struct shellesc_request *req)
 
 	loop_log(l, SHELLESC_LOG_DEBUG, "request %llu (kernel): decided %d",
 	    (unsigned long long)req->id, action);
-	if (action == SHELLESC_ESCALATE)
-		loop_log(l, SHELLESC_LOG_WARN, "request %llu: %s: escalation refused: the exec "
-		    "came from a raw system call, with no client to run it through",
-		    (unsigned long long)req->id, req->program);
 	if (atomic_load(&l->kernel.fd) < 0)
 		;			/* the session ends: the call fails without us */
 	else if (action == SHELLESC_RUN && req->vjob) {
 		kverify_submit(&l->kernel.v, req->vjob);	/* it answers */
 		req->vjob = NULL;
-	} else
+	} else if (action == SHELLESC_ESCALATE && req->vjob && kernel_escalate(l, req) == 0)
+		return;
+	else
 		kernel_answer(&l->kernel, req->notif_id, EACCES);
 	request_free(req);
 }

@@ -316,6 +316,16 @@ struct kverify_job {
 	bool whole;			/* argv is want (ELF), or ends with it (#!) */
 	char *want;			/* strings, each with its NUL */
 	size_t len;
+	bool escalate;			/* kernel-escalate.c: make it exec the */
+	char *wrapper, *file;		/* wrapper as the proxy of FILE, with */
+	int fd;				/* this stream (-1: none) */
+};
+
+/* A stop of a job's thread, taken. */
+struct kverify_stop {
+	pid_t pid;			/* as it is known now */
+	int event;			/* PTRACE_EVENT_*, or 0 */
+	int sig;			/* a signal-delivery stop's signal, or 0 */
 };
 
 struct loop;
@@ -335,6 +345,13 @@ void kverify_submit(struct kverify *v, struct kverify_job *j);
 /* Stop the thread; an exec it still follows after a grace period is killed. */
 void kverify_stop(struct kverify *v);
 void kverify_job_free(struct kverify_job *j);
+/* The next stop of j's traced thread (kernel-verify.c): true; false once it
+ * is gone (its end taken, unless it is the embedder's child). */
+bool kverify_next(const struct kverify_job *j, struct kverify_stop *st);
+/* On the verifier thread: the escalation of j (kernel-escalate.c). */
+void kescalate_one(struct kverify *v, const struct kverify_job *j);
+/* Can a raw exec be made to land in the wrapper on this machine? */
+bool kescalate_possible(void);
 
 struct kernel {
 	atomic_int fd;			/* the listener, or -1: no kernel layer */
@@ -473,6 +490,9 @@ void loop_bounds(struct loop *l);
 struct conn *conn_new(struct loop *l, int fd, struct inflight *p);
 /* The request has come: the stream no longer counts as a handshake. */
 void conn_handshake_done(struct conn *c);
+/* A stream for an escalation the kernel layer decided: the caller sends
+ * the hand-over on the other end.  req and fd taken over; 0 or -errno. */
+int conn_adopt(struct loop *l, int fd, struct shellesc_request *req);
 void conn_free(struct conn *c);
 void conn_reap_dead(struct loop *l);
 void conn_on_stream(struct conn *c);
