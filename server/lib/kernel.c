@@ -264,16 +264,17 @@ kernel_job(const struct seccomp_notif *n, const struct kmem_exec *km,
 	bool at = (int)n->data.nr == kernel_abi(&n->data)->execveat;
 	struct kverify_job *j = calloc(1, sizeof(*j));
 	size_t skip = t->elf ? 0 : strlen(km->argv) + 1;	/* argc >= 1 */
-	char *name = t->elf ? strdup("") : kernel_filename(&n->data, at, km->path);
-	size_t nlen = t->elf ? 0 : strlen(name ? name : "") + 1;
+	char *name = t->elf ? NULL : kernel_filename(&n->data, at, km->path);
+	size_t nlen = name ? strlen(name) + 1 : 0;
 
-	if (j && name) {
+	if (j && (name || t->elf)) {
 		*j = (struct kverify_job){ .id = n->id, .tid = (pid_t)n->pid, .tgid = w->tgid, .fd = -1,
 		    .ppid = w->ppid, .known = t->pub.error == 0 && t->runs_known,
 		    .dev = t->runs_dev, .ino = t->runs_ino, .whole = t->elf,
 		    .len = nlen + km->argv_len - skip };
 		if ((j->want = malloc(j->len ? j->len : 1)) != NULL) {
-			memcpy(j->want, name, nlen);
+			if (name)
+				memcpy(j->want, name, nlen);
 			memcpy(j->want + nlen, km->argv + skip, km->argv_len - skip);
 			free(name);
 			return j;
@@ -457,13 +458,18 @@ kernel_escalate(struct loop *l, struct shellesc_request *req)
 		    "to make a raw exec land in the wrapper", (unsigned long long)req->id, req->program);
 		return -ENOTSUP;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-		return -errno;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+		loop_log(l, SHELLESC_LOG_ERROR, "request %llu: %s: escalation failed: socketpair: %s",
+		    (unsigned long long)req->id, req->program, strerror(errno));
+		return -ENFILE;
+	}
 	j->escalate = true;
 	j->fd = sv[1];		/* j is req's until submitted: freed with it */
 	j->wrapper = strdup(l->s->cfg.wrapper_path);
 	j->file = strdup(req->program);
 	if (j->wrapper == NULL || j->file == NULL) {
+		loop_log(l, SHELLESC_LOG_ERROR, "request %llu: %s: escalation failed: out of memory",
+		    (unsigned long long)req->id, req->program);
 		close(sv[0]);
 		return -ENOMEM;
 	}
