@@ -10,7 +10,8 @@
 #                OUTDIR/unpatched (the control case for the suites)
 #   --check      then run the shell's own test suite with EXEC_WRAPPER
 #                unset, output in OUTDIR/SHELL-suite.log.  zsh's `make
-#                check` judges itself.  bash's `make tests` only prints
+#                check` judges itself (a script that fails is printed and
+#                run again alone, up to twice: timing).  bash's `make tests` only prints
 #                what differs from its expected output (some of which
 #                depends on the machine: root, no tty, locales), so the
 #                patched build's output must equal the unpatched build's
