@@ -261,7 +261,9 @@ struct shellesc_config {
  * for each client process (known by the kernel's SO_PEERCRED, never by
  * what it sends), of which at most 16 may still wait for their request.
  * A stream past a bound is refused at once with an error "server busy";
- * no process can keep the others' requests waiting.
+ * no process can keep the others' requests waiting.  An exec the kernel
+ * layer holds for the policy counts as a stream of its process; past a
+ * bound it fails at once with EACCES, and the log says which bound.
  */
 
 /* Variables never taken from the caller: they can make a program load or
@@ -316,10 +318,12 @@ void shellesc_session_close_client(struct shellesc_session *s);
  * and execveat(2) (and nothing else).  The session takes it over (closed
  * at its end, or here on failure) and decides every exec it reports with
  * the policy, as SHELLESC_ASKED_BY_KERNEL requests: run continues the
- * exec, deny and escalate fail it with EACCES (the kernel layer cannot
- * run a command outside; the reason is logged).  An exec the preload or
- * the wrapper already had decided, and the exec of the session's wrapper,
- * continue unasked.  first is the pid of the embedder's own child that
+ * exec, checked at its exec event (a process whose exec is not what was
+ * decided is killed there); deny fails it with EACCES; escalate makes the
+ * caller exec the session's wrapper as the proxy of the command the server
+ * runs outside (x86-64; elsewhere it fails with EACCES and the reason is
+ * logged).  An exec the preload or the wrapper already had decided, and
+ * the exec of the session's wrapper, continue unasked (and are checked).  first is the pid of the embedder's own child that
  * installed the filter: its first exec continues unasked (0: none).
  * 0, or -errno (-ENOSYS: the kernel or the architecture lacks it, -EBUSY:
  * there is one already).  docs/security.md says what it guarantees.

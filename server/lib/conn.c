@@ -47,9 +47,8 @@ conn_new(struct loop *l, int fd, struct inflight *p)
 	c->fd = fd;
 	c->inflight = p;
 	c->handshaking = true;
-	p->streams++;
+	loop_hold(l, p);
 	p->handshakes++;
-	l->nconns++;
 	l->handshakes++;
 	c->pidfd = -1;
 	jobs_init(&c->jobs);
@@ -67,12 +66,12 @@ conn_new(struct loop *l, int fd, struct inflight *p)
 int
 conn_adopt(struct loop *l, int fd, struct shellesc_request *req)
 {
-	struct inflight *p = inflight_get(&l->inflight, req->uid, req->pid);
-	struct conn *c = p ? conn_new(l, fd, p) : NULL;
+	struct inflight *p = req->inflight;
+	struct conn *c = conn_new(l, fd, p);
 
+	req->inflight = NULL;
+	loop_release(l, p);		/* counted now as the stream, if at all */
 	if (c == NULL) {
-		if (p)
-			inflight_put(&l->inflight, p);
 		request_free(req);
 		close(fd);
 		return -ENOMEM;
@@ -100,9 +99,7 @@ static void
 conn_uncount(struct conn *c)
 {
 	conn_handshake_done(c);
-	c->inflight->streams--;
-	c->loop->nconns--;
-	inflight_put(&c->loop->inflight, c->inflight);
+	loop_release(c->loop, c->inflight);
 	c->inflight = NULL;
 }
 

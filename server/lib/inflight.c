@@ -63,3 +63,17 @@ inflight_put(struct inflight_table *t, struct inflight *p)
 	*at = p->next;
 	free(p);
 }
+
+void
+inflight_clear(struct inflight_table *t)
+{
+	struct inflight *p, *next;
+
+	for (size_t b = 0; b < INFLIGHT_BUCKETS; b++) {
+		for (p = t->bucket[b]; p; p = next) {
+			next = p->next;
+			free(p);
+		}
+		t->bucket[b] = NULL;
+	}
+}

@@ -389,6 +389,29 @@ kernel_request(struct loop *l, const struct seccomp_notif *n, int mem,
 	return r;
 }
 
+/*
+ * Give req (notification n's, verified by j) to the policy, if its process
+ * has room for one more request in flight (loop_room: each held exec keeps
+ * a pidfd and its request); else refuse the exec.  Both taken over.
+ */
+static void
+kernel_hold(struct loop *l, const struct seccomp_notif *n, struct shellesc_request *req,
+    struct kverify_job *j)
+{
+	char why[256];
+
+	req->kernel = true;
+	req->notif_id = n->id;
+	req->vjob = j;
+	if ((req->inflight = loop_room(l, req->uid, req->pid, false, why, sizeof(why))) == NULL) {
+		kernel_answer(&l->kernel, n->id, EACCES);	/* loop_room logged why */
+		request_free(req);
+		return;
+	}
+	loop_hold(l, req->inflight);
+	kernel_ask(l, req);	/* req is the policy's now */
+}
+
 /* A notification: decide it, or answer it at once. */
 static void
 kernel_take(struct loop *l, const struct seccomp_notif *n)
@@ -429,11 +452,8 @@ kernel_take(struct loop *l, const struct seccomp_notif *n)
 	} else if (kernel_known(k, req, &km, w.ppid))
 		kverify_submit(&k->v, j);	/* it answers */
 	else {
-		req->kernel = true;
-		req->notif_id = n->id;
-		req->vjob = j;
 		kmem_free(&km);
-		kernel_ask(l, req);	/* req is the policy's now */
+		kernel_hold(l, n, req, j);
 		return;
 	}
 	kmem_free(&km);
@@ -498,6 +518,7 @@ kernel_on_decided(struct loop *l, struct shellesc_request *req)
 		return;
 	else
 		kernel_answer(&l->kernel, req->notif_id, EACCES);
+	loop_release(l, req->inflight);
 	request_free(req);
 }
 

@@ -75,30 +75,69 @@ loop_bounds(struct loop *l)
 	    fdlimit_current(), l->max_conns, l->max_per_peer);
 }
 
-/* Refuse a stream at once, saying why; each bound is logged once, not per refusal. */
+/* Say why a request is refused in why (n bytes); each bound is logged
+ * once a crowd, not per refusal. */
 static void
-loop_busy(struct loop *l, int fd, bool *warned, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+loop_busy(struct loop *l, bool *warned, char *why, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 static void
-loop_busy(struct loop *l, int fd, bool *warned, const char *fmt, ...)
+loop_busy(struct loop *l, bool *warned, char *why, size_t n, const char *fmt, ...)
 {
-	char msg[256];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(why, n, fmt, ap);
 	va_end(ap);
 	if (!*warned)
-		loop_log(l, SHELLESC_LOG_WARN, "request refused: %s", msg);
+		loop_log(l, SHELLESC_LOG_WARN, "request refused: %s", why);
 	*warned = true;
-	msg_send_error(fd, msg);	/* never waits: a full stream just misses it */
-	close(fd);
+}
+
+struct inflight *
+loop_room(struct loop *l, uid_t uid, pid_t pid, bool handshake, char *why, size_t n)
+{
+	struct inflight *p = inflight_find(&l->inflight, uid, pid);
+
+	if (handshake && p && p->handshakes >= LOOP_PEER_HANDSHAKES)
+		loop_busy(l, &p->warned, why, n, "server busy: process %ld has %zu requests "
+		    "not yet sent", (long)pid, p->handshakes);
+	else if (p && p->streams >= l->max_per_peer)
+		loop_busy(l, &p->warned, why, n, "server busy: process %ld has %zu requests "
+		    "in flight", (long)pid, p->streams);
+	else if (l->nconns >= l->max_conns ||
+	    (handshake && l->handshakes >= (l->max_conns + 1) / 2))
+		loop_busy(l, &l->busy_warned, why, n, "server busy: %zu requests in flight "
+		    "in the session", l->nconns);
+	else if ((p = inflight_get(&l->inflight, uid, pid)) == NULL)
+		loop_busy(l, &l->busy_warned, why, n, "server busy: out of memory");
+	else {
+		if (l->nconns < l->max_conns / 2)
+			l->busy_warned = false;	/* a new crowd is worth a new message */
+		return p;
+	}
+	return NULL;
+}
+
+void
+loop_hold(struct loop *l, struct inflight *p)
+{
+	p->streams++;
+	l->nconns++;
+}
+
+void
+loop_release(struct loop *l, struct inflight *p)
+{
+	p->streams--;
+	l->nconns--;
+	inflight_put(&l->inflight, p);
 }
 
 /*
  * The client process of a new stream, if it may have one more (see
- * LOOP_PEER_STREAMS); else the stream is refused and NULL returned.
+ * LOOP_PEER_STREAMS); else the stream is refused, saying why, and NULL
+ * returned.
  */
 static struct inflight *
 loop_admit(struct loop *l, int fd)
@@ -106,30 +145,18 @@ loop_admit(struct loop *l, int fd)
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
 	struct inflight *p;
+	char why[256];
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0) {
 		loop_log(l, SHELLESC_LOG_WARN, "handshake: SO_PEERCRED: %s", strerror(errno));
 		close(fd);
 		return NULL;
 	}
-	p = inflight_find(&l->inflight, cr.uid, cr.pid);
-	if (p && p->handshakes >= LOOP_PEER_HANDSHAKES)
-		loop_busy(l, fd, &p->warned, "server busy: process %ld has %zu requests "
-		    "not yet sent", (long)cr.pid, p->handshakes);
-	else if (p && p->streams >= l->max_per_peer)
-		loop_busy(l, fd, &p->warned, "server busy: process %ld has %zu requests in flight",
-		    (long)cr.pid, p->streams);
-	else if (l->nconns >= l->max_conns || l->handshakes >= (l->max_conns + 1) / 2)
-		loop_busy(l, fd, &l->busy_warned, "server busy: %zu requests in flight "
-		    "in the session", l->nconns);
-	else if ((p = inflight_get(&l->inflight, cr.uid, cr.pid)) == NULL)
-		loop_busy(l, fd, &l->busy_warned, "server busy: out of memory");
-	else {
-		if (l->nconns < l->max_conns / 2)
-			l->busy_warned = false;	/* a new crowd is worth a new message */
-		return p;
+	if ((p = loop_room(l, cr.uid, cr.pid, true, why, sizeof(why))) == NULL) {
+		msg_send_error(fd, why);	/* never waits: a full stream just misses it */
+		close(fd);
 	}
-	return NULL;
+	return p;
 }
 
 /* A received fd must be one end of an AF_UNIX stream socket. */
@@ -339,5 +366,6 @@ loop_stop(struct loop *l)
 	conn_reap_dead(l);
 	kernel_stop(l);
 	hub_kill(l->hub);
+	inflight_clear(&l->inflight);	/* requests the policy still holds counted */
 	close(l->epfd);
 }

@@ -149,6 +149,7 @@ struct shellesc_request {
 	bool kernel;			/* a seccomp notification (kernel.c), no conn */
 	uint64_t notif_id;		/* ...its id */
 	struct kverify_job *vjob;	/* ...how a run answer is verified */
+	struct inflight *inflight;	/* ...its process's count (loop thread) */
 	struct shellesc_request *next;	/* hub queue */
 };
 
@@ -199,7 +200,7 @@ bool fdlimit_for_children(struct rlimit *out);
 struct inflight {
 	uid_t uid;
 	pid_t pid;
-	size_t streams;		/* its streams in flight (each holds fds) */
+	size_t streams;		/* its streams and kernel-layer requests in flight */
 	size_t handshakes;	/* ...of which still waiting for their request */
 	bool warned;		/* a refusal of it was logged */
 	struct inflight *next;
@@ -214,6 +215,8 @@ struct inflight *inflight_find(struct inflight_table *t, uid_t uid, pid_t pid);
 struct inflight *inflight_get(struct inflight_table *t, uid_t uid, pid_t pid);
 /* Free p once it has no stream left. */
 void inflight_put(struct inflight_table *t, struct inflight *p);
+/* Free every entry (the loop has stopped: nothing counts any more). */
+void inflight_clear(struct inflight_table *t);
 
 /* --- spawn.c --------------------------------------------------------- */
 struct spawn_fd { int src, dst; };
@@ -439,7 +442,8 @@ struct conn {
 /*
  * Bounds on the streams in flight, so that no process of the session can
  * fill the server's fd table or keep other processes' requests out: a
- * stream is admitted (loop.c) only while its client process has fewer
+ * stream, or an exec the kernel layer holds for the policy (each holds a
+ * pidfd and a request), is admitted (loop_room) only while its process has fewer
  * than LOOP_PEER_HANDSHAKES streams still waiting for their request (a
  * real client writes its request before the hand-over, so it has none for
  * long) and fewer than max_per_peer in all, and the session fewer than
@@ -467,7 +471,8 @@ struct loop {
 	bool stopping;			/* loop_stop: conn_free frees everything */
 	size_t rx_pending;		/* bytes of frames being received and of requests held */
 	struct inflight_table inflight;
-	size_t nconns, handshakes;	/* in flight; of them waiting for their request */
+	size_t nconns;			/* streams and held kernel-layer execs in flight */
+	size_t handshakes;		/* streams waiting for their request */
 	size_t max_conns, max_per_peer;	/* see LOOP_PEER_STREAMS */
 	bool busy_warned;		/* a refusal for the session's bound was logged */
 	uint64_t next_id;
@@ -485,13 +490,23 @@ int64_t loop_now_ms(void);
 
 /* Size the bounds from the configuration and the fd limit. */
 void loop_bounds(struct loop *l);
+/* Process pid of uid's count, if it has room for one more request (a
+ * stream still waiting for its request when handshake): loop_hold counts
+ * it in.  Else NULL, with why (n bytes) saying which bound is full, and
+ * logged (once a crowd). */
+struct inflight *loop_room(struct loop *l, uid_t uid, pid_t pid, bool handshake,
+    char *why, size_t n);
+void loop_hold(struct loop *l, struct inflight *p);
+/* Count one request of p out again (p freed when it was the last). */
+void loop_release(struct loop *l, struct inflight *p);
 
 /* A new stream of the client process p (counted in until freed). */
 struct conn *conn_new(struct loop *l, int fd, struct inflight *p);
 /* The request has come: the stream no longer counts as a handshake. */
 void conn_handshake_done(struct conn *c);
 /* A stream for an escalation the kernel layer decided: the caller sends
- * the hand-over on the other end.  req and fd taken over; 0 or -errno. */
+ * the hand-over on the other end.  req, its count (req->inflight) and fd
+ * taken over; 0 or -errno. */
 int conn_adopt(struct loop *l, int fd, struct shellesc_request *req);
 void conn_free(struct conn *c);
 void conn_reap_dead(struct loop *l);

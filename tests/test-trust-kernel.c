@@ -1,0 +1,236 @@
+/*
+ * test-trust-kernel.c: suite trust_kernel -- one process of the session
+ * makes raw execs from many threads at once while the policy holds every
+ * request (as a prompt does).  Each held exec keeps a pidfd and a request
+ * in the server, so the kernel layer must count them against the same
+ * bounds as streams (max_requests_per_process, max_requests): past a
+ * bound the exec fails at once with EACCES instead of being held.
+ *
+ * The session is libshellesc's own, with a seccomp filter installed here
+ * the way shellesc_session_kernel(3) asks: execve reported to a listener
+ * the session takes over.
+ */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fdpass.h"
+#include "helpers/base.h"
+#include "helpers/session.h"
+
+/* How long a held or refused exec may take to show. */
+#define TK_WAIT_MS 5000
+
+/* The policy: holds every request until told what to answer. */
+struct tk_hold {
+	pthread_mutex_t mu;
+	struct shellesc_request *held[64];
+	atomic_int n;
+};
+
+static void
+tk_hold_policy(void *arg, struct shellesc_request *req)
+{
+	struct tk_hold *h = arg;
+
+	pthread_mutex_lock(&h->mu);
+	if (atomic_load(&h->n) < 64)
+		h->held[atomic_fetch_add(&h->n, 1)] = req;
+	else
+		shellesc_request_decide(req, &(struct shellesc_decision){ .action = SHELLESC_DENY });
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* Deny every held request. */
+static void
+tk_hold_deny(struct tk_hold *h)
+{
+	pthread_mutex_lock(&h->mu);
+	for (int i = 0; i < atomic_load(&h->n); i++)
+		shellesc_request_decide(h->held[i], &(struct shellesc_decision){
+		    .action = SHELLESC_DENY, .reason = "test" });
+	atomic_store(&h->n, 0);
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* Wait up to TK_WAIT_MS for the policy to hold want requests. */
+static int
+tk_hold_wait(struct tk_hold *h, int want)
+{
+	for (int ms = 0; atomic_load(&h->n) < want && ms < TK_WAIT_MS; ms += 10)
+		usleep(10000);
+	usleep(100000);		/* and a little more, for any past the bound */
+	return atomic_load(&h->n);
+}
+
+/* execve, and only it, goes to a listener; -1 on failure. */
+static int
+tk_filter(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+}
+
+static int tk_report = -1;
+
+/* A thread of the child: one raw execve of true; writes its errno. */
+static void *
+tk_exec_thread(void *arg)
+{
+	char *argv[] = { "true", NULL }, *envp[] = { NULL };
+	unsigned char e;
+
+	(void)arg;
+	syscall(SYS_execve, "/bin/true", argv, envp);
+	e = (unsigned char)errno;
+	if (write(tk_report, &e, 1) != 1)
+		_exit(3);
+	return NULL;
+}
+
+/* The child: the filter, its listener sent on sock, then a thread per byte on go. */
+static void __attribute__((noreturn))
+tk_child(int sock, int go, int report)
+{
+	int lfd = tk_filter();
+	char c = 0;
+	pthread_t t;
+
+	tk_report = report;
+	if (lfd < 0 || fdpass_send_all(sock, &(struct iovec){ &c, 1 }, 1, &lfd, 1) != 0)
+		_exit(2);
+	close(lfd);
+	while (read(go, &c, 1) == 1)
+		if (pthread_create(&t, NULL, tk_exec_thread, NULL) != 0)
+			_exit(4);
+	_exit(0);
+}
+
+/* Errnos reported within ms, counted into counts[errno & 0xff]. */
+static int
+tk_reports(int fd, int want, int ms, int counts[256])
+{
+	unsigned char e;
+	int got = 0;
+
+	while (got < want && poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, ms) == 1 &&
+	    read(fd, &e, 1) == 1) {
+		counts[e]++;
+		got++;
+	}
+	return got;
+}
+
+struct tk_child {
+	pid_t pid;
+	int go, report;
+};
+
+/* Fork the child and give its listener to s. */
+static void
+tk_start(struct shellesc_session *s, struct tk_child *k)
+{
+	int sv[2], go[2], report[2], lfd = -1;
+	size_t nfds = 1;
+	char c;
+
+	th_pair(SOCK_STREAM, sv);
+	th_pipe(go);
+	th_pipe(report);
+	cr_assert((k->pid = fork()) >= 0);
+	if (k->pid == 0) {
+		close(go[1]);
+		close(report[0]);
+		tk_child(sv[1], go[0], report[1]);
+	}
+	close(sv[1]);
+	close(go[0]);
+	close(report[1]);
+	cr_assert_eq(fdpass_wait(sv[0], POLLIN, TK_WAIT_MS), 0, "no listener from the child");
+	cr_assert_eq(fdpass_recv(sv[0], &c, 1, &lfd, &nfds), 1);
+	cr_assert(nfds == 1 && lfd >= 0, "the child sent no fd");
+	close(sv[0]);
+	cr_assert_eq(shellesc_session_kernel(s, lfd, 0), 0);
+	k->go = go[1];
+	k->report = report[0];
+}
+
+static void
+tk_go(struct tk_child *k, int threads)
+{
+	for (int i = 0; i < threads; i++)
+		cr_assert_eq(write(k->go, "x", 1), 1);
+}
+
+static void
+tk_end(struct tk_child *k)
+{
+	int st;
+
+	kill(k->pid, SIGKILL);
+	cr_assert_eq(waitpid(k->pid, &st, 0), k->pid);
+	close(k->go);
+	close(k->report);
+}
+
+/*
+ * With room for 4 requests per process: 6 threads of one process make a
+ * raw execve each; 4 are held by the policy and the other 2 fail at once
+ * with EACCES.  Once the policy answers (deny: EACCES for those 4 too),
+ * the count is back: a new exec of the same process is held again, and
+ * the server holds no fd more than before.
+ */
+Test(trust_kernel, held_raw_execs_are_bounded_per_process, .timeout = 60)
+{
+	struct tk_hold h = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct shellesc_config cfg = { .policy = tk_hold_policy, .policy_arg = &h,
+	    .intercept = SHELLESC_INTERCEPT_WRAPPER, .wrapper_path = TEST_WRAPPER,
+	    .max_requests = 16, .max_requests_per_process = 4 };
+	struct shellesc_session *s = NULL;
+	struct tk_child k;
+	int counts[256] = { 0 }, base;
+
+	cr_assert_eq(shellesc_session_start(&cfg, &s), 0);
+	tk_start(s, &k);
+	base = th_count_fds();
+	tk_go(&k, 6);
+	cr_assert_eq(tk_hold_wait(&h, 4), 4, "the policy holds %d of 6", atomic_load(&h.n));
+	cr_assert_eq(tk_reports(k.report, 2, TK_WAIT_MS, counts), 2,
+	    "the execs past the bound were not refused at once");
+	cr_assert_eq(counts[EACCES], 2, "refused with another errno");
+	tk_hold_deny(&h);
+	cr_assert_eq(tk_reports(k.report, 4, TK_WAIT_MS, counts), 4, "denied execs went on");
+	cr_assert_eq(counts[EACCES], 6);
+	cr_assert_eq(ts_fds_settle(base, TK_WAIT_MS), base, "the answered execs kept fds");
+	tk_go(&k, 1);
+	cr_assert_eq(tk_hold_wait(&h, 1), 1, "no room once answered");
+	tk_hold_deny(&h);
+	cr_assert_eq(tk_reports(k.report, 1, TK_WAIT_MS, counts), 1);
+	tk_end(&k);
+	shellesc_session_end(s);
+}
