@@ -4,7 +4,10 @@
  * request (as a prompt does).  Each held exec keeps a pidfd and a request
  * in the server, so the kernel layer must count them against the same
  * bounds as streams (max_requests_per_process, max_requests): past a
- * bound the exec fails at once with EACCES instead of being held.
+ * bound the exec fails at once with EACCES instead of being held.  The
+ * memory they hold counts against the same 64 MiB as the requests that
+ * streams bring (the server reads argv from the caller's memory, up to
+ * 8 MiB an exec, whatever the kernel's own limit).
  *
  * The session is libshellesc's own, with a seccomp filter installed here
  * the way shellesc_session_kernel(3) asks: execve reported to a listener
@@ -35,6 +38,8 @@
 
 /* How long a held or refused exec may take to show. */
 #define TK_WAIT_MS 5000
+/* The argument of a big exec: 9 fit in the 64 MiB for held requests. */
+#define TK_BIG (7u << 20)
 
 /* The policy: holds every request until told what to answer. */
 struct tk_hold {
@@ -98,14 +103,13 @@ tk_filter(void)
 
 static int tk_report = -1;
 
-/* A thread of the child: one raw execve of true; writes its errno. */
+/* A thread of the child: one raw execve of true with argv arg; writes its errno. */
 static void *
 tk_exec_thread(void *arg)
 {
-	char *argv[] = { "true", NULL }, *envp[] = { NULL };
+	char **argv = arg, *envp[] = { NULL };
 	unsigned char e;
 
-	(void)arg;
 	syscall(SYS_execve, "/bin/true", argv, envp);
 	e = (unsigned char)errno;
 	if (write(tk_report, &e, 1) != 1)
@@ -113,20 +117,28 @@ tk_exec_thread(void *arg)
 	return NULL;
 }
 
-/* The child: the filter, its listener sent on sock, then a thread per byte on go. */
+/*
+ * The child: the filter, its listener sent on sock, then a thread per byte
+ * on go: 's' a small exec, 'b' one whose argv[1] is TK_BIG bytes.
+ */
 static void __attribute__((noreturn))
 tk_child(int sock, int go, int report)
 {
+	static char *small[] = { "true", NULL }, *big[] = { "true", NULL, NULL };
 	int lfd = tk_filter();
 	char c = 0;
 	pthread_t t;
 
 	tk_report = report;
+	if ((big[1] = malloc(TK_BIG)) == NULL)
+		_exit(5);
+	memset(big[1], 'x', TK_BIG - 1);
+	big[1][TK_BIG - 1] = '\0';
 	if (lfd < 0 || fdpass_send_all(sock, &(struct iovec){ &c, 1 }, 1, &lfd, 1) != 0)
 		_exit(2);
 	close(lfd);
 	while (read(go, &c, 1) == 1)
-		if (pthread_create(&t, NULL, tk_exec_thread, NULL) != 0)
+		if (pthread_create(&t, NULL, tk_exec_thread, c == 'b' ? big : small) != 0)
 			_exit(4);
 	_exit(0);
 }
@@ -180,11 +192,12 @@ tk_start(struct shellesc_session *s, struct tk_child *k)
 	k->report = report[0];
 }
 
+/* threads more execs, big ones when big. */
 static void
-tk_go(struct tk_child *k, int threads)
+tk_go(struct tk_child *k, int threads, bool big)
 {
 	for (int i = 0; i < threads; i++)
-		cr_assert_eq(write(k->go, "x", 1), 1);
+		cr_assert_eq(write(k->go, big ? "b" : "s", 1), 1);
 }
 
 static void
@@ -218,7 +231,7 @@ Test(trust_kernel, held_raw_execs_are_bounded_per_process, .timeout = 60)
 	cr_assert_eq(shellesc_session_start(&cfg, &s), 0);
 	tk_start(s, &k);
 	base = th_count_fds();
-	tk_go(&k, 6);
+	tk_go(&k, 6, false);
 	cr_assert_eq(tk_hold_wait(&h, 4), 4, "the policy holds %d of 6", atomic_load(&h.n));
 	cr_assert_eq(tk_reports(k.report, 2, TK_WAIT_MS, counts), 2,
 	    "the execs past the bound were not refused at once");
@@ -227,10 +240,46 @@ Test(trust_kernel, held_raw_execs_are_bounded_per_process, .timeout = 60)
 	cr_assert_eq(tk_reports(k.report, 4, TK_WAIT_MS, counts), 4, "denied execs went on");
 	cr_assert_eq(counts[EACCES], 6);
 	cr_assert_eq(ts_fds_settle(base, TK_WAIT_MS), base, "the answered execs kept fds");
-	tk_go(&k, 1);
+	tk_go(&k, 1, false);
 	cr_assert_eq(tk_hold_wait(&h, 1), 1, "no room once answered");
 	tk_hold_deny(&h);
 	cr_assert_eq(tk_reports(k.report, 1, TK_WAIT_MS, counts), 1);
+	tk_end(&k);
+	shellesc_session_end(s);
+}
+
+/*
+ * With the default bounds: 12 threads of one process make a raw execve
+ * each with a 7 MiB argument, which the server reads to decide.  9 are
+ * held (63 MiB), the other 3 fail at once with EACCES; a small exec is
+ * still held (the reserve); once the policy answers, a big one is held
+ * again.
+ */
+Test(trust_kernel, memory_of_held_raw_execs_is_bounded, .timeout = 60)
+{
+	struct tk_hold h = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct shellesc_config cfg = { .policy = tk_hold_policy, .policy_arg = &h,
+	    .intercept = SHELLESC_INTERCEPT_WRAPPER, .wrapper_path = TEST_WRAPPER };
+	struct shellesc_session *s = NULL;
+	struct tk_child k;
+	int counts[256] = { 0 };
+
+	cr_assert_eq(shellesc_session_start(&cfg, &s), 0);
+	tk_start(s, &k);
+	tk_go(&k, 12, true);
+	cr_assert_eq(tk_reports(k.report, 3, 2 * TK_WAIT_MS, counts), 3,
+	    "the big execs past 64 MiB were not refused at once");
+	cr_assert_eq(counts[EACCES], 3, "refused with another errno");
+	cr_assert_eq(tk_hold_wait(&h, 9), 9, "the policy holds %d big execs", atomic_load(&h.n));
+	tk_go(&k, 1, false);
+	cr_assert_eq(tk_hold_wait(&h, 10), 10, "a small exec was not held beside them");
+	tk_hold_deny(&h);
+	cr_assert_eq(tk_reports(k.report, 10, TK_WAIT_MS, counts), 10, "denied execs went on");
+	tk_go(&k, 1, true);
+	cr_assert_eq(tk_hold_wait(&h, 1), 1, "no room for a big exec once answered");
+	tk_hold_deny(&h);
+	cr_assert_eq(tk_reports(k.report, 1, TK_WAIT_MS, counts), 1);
+	cr_assert_eq(counts[EACCES], 14);
 	tk_end(&k);
 	shellesc_session_end(s);
 }

@@ -128,20 +128,6 @@ conn_rx_reset(struct conn *c)
 	conn_rx_account(c);
 }
 
-/* The largest frame c may start now (see CONN_RX_BUDGET). */
-static size_t
-conn_rx_room(const struct loop *l)
-{
-	size_t p = l->rx_pending;
-
-	if (p < CONN_RX_BUDGET)
-		return CONN_RX_BUDGET - p < SHELLESC_FRAME_MAX ? CONN_RX_BUDGET - p : SHELLESC_FRAME_MAX;
-	if (p < CONN_RX_BUDGET + CONN_RX_RESERVE)
-		return CONN_RX_BUDGET + CONN_RX_RESERVE - p < CONN_RX_SMALL ?
-		    CONN_RX_BUDGET + CONN_RX_RESERVE - p : CONN_RX_SMALL;
-	return 0;
-}
-
 /* The client is gone or done with: stop watching and close its stream. */
 static void
 conn_hangup(struct conn *c)
@@ -508,7 +494,7 @@ conn_on_stream(struct conn *c)
 			continue;	/* the hand-over may already be here */
 		}
 		if (c->rx.hdr_got < SHELLESC_FRAME_HDR)	/* a new frame may start */
-			c->rx.limit = conn_rx_room(c->loop);
+			c->rx.limit = loop_rx_room(c->loop);
 		r = frame_rx_feed(&c->rx, c->fd);
 		conn_rx_account(c);
 		if (r != 0) {

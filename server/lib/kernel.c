@@ -396,20 +396,30 @@ kernel_request(struct loop *l, const struct seccomp_notif *n, int mem,
  */
 static void
 kernel_hold(struct loop *l, const struct seccomp_notif *n, struct shellesc_request *req,
-    struct kverify_job *j)
+    struct kverify_job *j, size_t bytes)
 {
 	char why[256];
 
 	req->kernel = true;
 	req->notif_id = n->id;
 	req->vjob = j;
-	if ((req->inflight = loop_room(l, req->uid, req->pid, false, why, sizeof(why))) == NULL) {
+	req->inflight = loop_room(l, req->uid, req->pid, false, bytes, why, sizeof(why));
+	if (req->inflight == NULL) {
 		kernel_answer(&l->kernel, n->id, EACCES);	/* loop_room logged why */
 		request_free(req);
 		return;
 	}
 	loop_hold(l, req->inflight);
+	req->held = bytes;
+	l->rx_pending += bytes;
 	kernel_ask(l, req);	/* req is the policy's now */
+}
+
+/* What the request read from km holds, about (for loop.rx_pending). */
+static size_t
+kernel_bytes(const struct kmem_exec *km)
+{
+	return (km->path ? strlen(km->path) : 0) + km->argv_len + km->env_len;
 }
 
 /* A notification: decide it, or answer it at once. */
@@ -452,8 +462,10 @@ kernel_take(struct loop *l, const struct seccomp_notif *n)
 	} else if (kernel_known(k, req, &km, w.ppid))
 		kverify_submit(&k->v, j);	/* it answers */
 	else {
+		size_t bytes = kernel_bytes(&km);
+
 		kmem_free(&km);
-		kernel_hold(l, n, req, j);
+		kernel_hold(l, n, req, j, bytes);
 		return;
 	}
 	kmem_free(&km);
@@ -509,6 +521,8 @@ kernel_on_decided(struct loop *l, struct shellesc_request *req)
 
 	loop_log(l, SHELLESC_LOG_DEBUG, "request %llu (kernel): decided %d",
 	    (unsigned long long)req->id, action);
+	l->rx_pending -= req->held;	/* no longer held for the policy */
+	req->held = 0;
 	if (atomic_load(&l->kernel.fd) < 0)
 		;			/* the session ends: the call fails without us */
 	else if (action == SHELLESC_RUN && req->vjob) {

@@ -94,12 +94,29 @@ loop_busy(struct loop *l, bool *warned, char *why, size_t n, const char *fmt, ..
 	*warned = true;
 }
 
+size_t
+loop_rx_room(const struct loop *l)
+{
+	size_t p = l->rx_pending;
+
+	if (p < CONN_RX_BUDGET)
+		return CONN_RX_BUDGET - p < SHELLESC_FRAME_MAX ? CONN_RX_BUDGET - p : SHELLESC_FRAME_MAX;
+	if (p < CONN_RX_BUDGET + CONN_RX_RESERVE)
+		return CONN_RX_BUDGET + CONN_RX_RESERVE - p < CONN_RX_SMALL ?
+		    CONN_RX_BUDGET + CONN_RX_RESERVE - p : CONN_RX_SMALL;
+	return 0;
+}
+
 struct inflight *
-loop_room(struct loop *l, uid_t uid, pid_t pid, bool handshake, char *why, size_t n)
+loop_room(struct loop *l, uid_t uid, pid_t pid, bool handshake, size_t bytes,
+    char *why, size_t n)
 {
 	struct inflight *p = inflight_find(&l->inflight, uid, pid);
 
-	if (handshake && p && p->handshakes >= LOOP_PEER_HANDSHAKES)
+	if (bytes > loop_rx_room(l))
+		loop_busy(l, &l->busy_warned, why, n, "server busy: %zu bytes of other requests "
+		    "are held", l->rx_pending);
+	else if (handshake && p && p->handshakes >= LOOP_PEER_HANDSHAKES)
 		loop_busy(l, &p->warned, why, n, "server busy: process %ld has %zu requests "
 		    "not yet sent", (long)pid, p->handshakes);
 	else if (p && p->streams >= l->max_per_peer)
@@ -152,7 +169,7 @@ loop_admit(struct loop *l, int fd)
 		close(fd);
 		return NULL;
 	}
-	if ((p = loop_room(l, cr.uid, cr.pid, true, why, sizeof(why))) == NULL) {
+	if ((p = loop_room(l, cr.uid, cr.pid, true, 0, why, sizeof(why))) == NULL) {
 		msg_send_error(fd, why);	/* never waits: a full stream just misses it */
 		close(fd);
 	}

@@ -150,6 +150,7 @@ struct shellesc_request {
 	uint64_t notif_id;		/* ...its id */
 	struct kverify_job *vjob;	/* ...how a run answer is verified */
 	struct inflight *inflight;	/* ...its process's count (loop thread) */
+	size_t held;			/* ...its part of loop.rx_pending */
 	struct shellesc_request *next;	/* hub queue */
 };
 
@@ -407,7 +408,8 @@ struct loop;
  * of the session could otherwise open stream after stream, each with a
  * partly sent 8 MiB frame, or with whole requests that a slow policy (a
  * prompt) holds, until the embedding process runs out of memory.  Frames
- * being received and requests the policy holds are counted together
+ * being received and requests the policy holds (the kernel layer's too,
+ * read from the caller's memory) are counted together
  * (loop.rx_pending); past CONN_RX_BUDGET only frames up to CONN_RX_SMALL
  * are taken, from a reserve of CONN_RX_RESERVE, so everyday requests
  * still pass; anything else is refused as busy.
@@ -490,12 +492,15 @@ int64_t loop_now_ms(void);
 
 /* Size the bounds from the configuration and the fd limit. */
 void loop_bounds(struct loop *l);
+/* The largest frame or held request the loop may take now (see CONN_RX_BUDGET). */
+size_t loop_rx_room(const struct loop *l);
 /* Process pid of uid's count, if it has room for one more request (a
- * stream still waiting for its request when handshake): loop_hold counts
- * it in.  Else NULL, with why (n bytes) saying which bound is full, and
- * logged (once a crowd). */
+ * stream still waiting for its request when handshake; a request of bytes
+ * already read, which the caller then adds to rx_pending): loop_hold
+ * counts it in.  Else NULL, with why (n bytes) saying which bound is
+ * full, and logged (once a crowd). */
 struct inflight *loop_room(struct loop *l, uid_t uid, pid_t pid, bool handshake,
-    char *why, size_t n);
+    size_t bytes, char *why, size_t n);
 void loop_hold(struct loop *l, struct inflight *p);
 /* Count one request of p out again (p freed when it was the last). */
 void loop_release(struct loop *l, struct inflight *p);
