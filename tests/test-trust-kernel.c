@@ -38,8 +38,6 @@
 
 /* How long a held or refused exec may take to show. */
 #define TK_WAIT_MS 5000
-/* The argument of a big exec: 9 fit in the 64 MiB for held requests. */
-#define TK_BIG (7u << 20)
 
 /* The policy: holds every request until told what to answer. */
 struct tk_hold {
@@ -101,46 +99,25 @@ tk_filter(void)
 	    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 }
 
-static int tk_report = -1;
-
-/* A thread of the child: one raw execve of true with argv arg; writes its errno. */
-static void *
-tk_exec_thread(void *arg)
-{
-	char **argv = arg, *envp[] = { NULL };
-	unsigned char e;
-
-	syscall(SYS_execve, "/bin/true", argv, envp);
-	e = (unsigned char)errno;
-	if (write(tk_report, &e, 1) != 1)
-		_exit(3);
-	return NULL;
-}
-
 /*
- * The child: the filter, its listener sent on sock, then a thread per byte
- * on go: 's' a small exec, 'b' one whose argv[1] is TK_BIG bytes.
+ * The child: the filter, its listener sent on sock, then raw-exec threads
+ * (a fresh program, whose first exec the session lets go unasked; threads
+ * made after a fork of this multithreaded process could hang under ASan),
+ * with go as its stdin and report as its stdout.
  */
 static void __attribute__((noreturn))
 tk_child(int sock, int go, int report)
 {
-	static char *small[] = { "true", NULL }, *big[] = { "true", NULL, NULL };
+	char *argv[] = { "raw-exec", "threads", "/bin/true", "true", NULL }, *envp[] = { NULL };
 	int lfd = tk_filter();
 	char c = 0;
-	pthread_t t;
 
-	tk_report = report;
-	if ((big[1] = malloc(TK_BIG)) == NULL)
-		_exit(5);
-	memset(big[1], 'x', TK_BIG - 1);
-	big[1][TK_BIG - 1] = '\0';
 	if (lfd < 0 || fdpass_send_all(sock, &(struct iovec){ &c, 1 }, 1, &lfd, 1) != 0)
 		_exit(2);
-	close(lfd);
-	while (read(go, &c, 1) == 1)
-		if (pthread_create(&t, NULL, tk_exec_thread, c == 'b' ? big : small) != 0)
-			_exit(4);
-	_exit(0);
+	if (dup2(go, STDIN_FILENO) < 0 || dup2(report, STDOUT_FILENO) < 0)
+		_exit(3);
+	execve(TEST_RAW_EXEC, argv, envp);
+	_exit(4);
 }
 
 /* Errnos reported within ms, counted into counts[errno & 0xff]. */
@@ -187,12 +164,12 @@ tk_start(struct shellesc_session *s, struct tk_child *k)
 	cr_assert_eq(fdpass_recv(sv[0], &c, 1, &lfd, &nfds), 1);
 	cr_assert(nfds == 1 && lfd >= 0, "the child sent no fd");
 	close(sv[0]);
-	cr_assert_eq(shellesc_session_kernel(s, lfd, 0), 0);
+	cr_assert_eq(shellesc_session_kernel(s, lfd, k->pid), 0);
 	k->go = go[1];
 	k->report = report[0];
 }
 
-/* threads more execs, big ones when big. */
+/* threads more execs, with a 7 MiB argv[1] when big. */
 static void
 tk_go(struct tk_child *k, int threads, bool big)
 {

@@ -12,7 +12,10 @@
  * leader, makes the raw execve) or traced (a child that its parent traces,
  * as a debugger does, makes it) or signals (100 children each make it
  * while a timer signal they catch, SA_RESTART, fires every 50 us; prints
- * how many failed with EINTR: "eintr=N").  When the exec fails: "ret=-1 errno=E"
+ * how many failed with EINTR: "eintr=N") or threads (a thread per byte
+ * read on stdin makes it, with argv[1] a 7 MiB string for a 'b'; each
+ * failure is its errno, one byte on stdout; exit 0 at the end of stdin).
+ * When the exec fails: "ret=-1 errno=E"
  * on stdout, exit 99.  vfork, traced: "child exit=N" or "child signal=N".
  * Built twice: dynamically, and statically (raw-exec-static).
  */
@@ -152,6 +155,39 @@ raw_signals(void)
 	return 0;
 }
 
+/* threads: the big argv[1] (7 MiB: the server reads up to 8 MiB). */
+#define RAW_BIG (7u << 20)
+
+static void *
+raw_threads_main(void *arg)
+{
+	unsigned char e;
+
+	syscall(SYS_execve, file, (char **)arg, environ);
+	e = (unsigned char)errno;
+	if (write(STDOUT_FILENO, &e, 1) != 1)
+		_exit(3);
+	return NULL;
+}
+
+static int
+raw_threads(void)
+{
+	static char *big[3];
+	pthread_t t;
+	char c;
+
+	big[0] = args[0];
+	if ((big[1] = malloc(RAW_BIG)) == NULL)
+		return raw_report(-1, 0);
+	memset(big[1], 'x', RAW_BIG - 1);
+	big[1][RAW_BIG - 1] = '\0';
+	while (read(STDIN_FILENO, &c, 1) == 1)
+		if ((errno = pthread_create(&t, NULL, raw_threads_main, c == 'b' ? big : args)) != 0)
+			return raw_report(-1, 0);
+	return 0;
+}
+
 static int
 raw_memfd(void)
 {
@@ -170,7 +206,7 @@ main(int argc, char **argv)
 	const char *how;
 
 	if (argc < 4) {
-		fputs("usage: raw-exec syscall|execveat|vfork|memfd|thread|traced|signals FILE ARG0 "
+		fputs("usage: raw-exec syscall|execveat|vfork|memfd|thread|threads|traced|signals FILE ARG0 "
 		    "[ARG...]\n", stderr);
 		return 2;
 	}
@@ -186,6 +222,8 @@ main(int argc, char **argv)
 		return raw_traced();
 	if (strcmp(how, "signals") == 0)
 		return raw_signals();
+	if (strcmp(how, "threads") == 0)
+		return raw_threads();
 	if (strcmp(how, "memfd") == 0)
 		raw_memfd();
 	else if (strcmp(how, "execveat") == 0)
