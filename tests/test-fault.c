@@ -304,45 +304,8 @@ Test(fault, pending_frames_are_bounded, .timeout = 60)
 
 /* --- requests a slow policy holds count against the same bound ------------ */
 
-#define HOLD_MAX 16
+#define HOLD_STREAMS 16
 #define HOLD_ARG (7u << 20)	/* a 7 MiB argument: nine fit in 64 MiB, ten do not */
-
-/* A policy that keeps every request whose argv[0] is "hold", as a prompt would. */
-struct fault_hold {
-	pthread_mutex_t mu;
-	struct shellesc_request *held[HOLD_MAX];
-	atomic_int n;
-};
-
-static void
-fault_hold_policy(void *arg, struct shellesc_request *req)
-{
-	struct fault_hold *h = arg;
-	struct shellesc_decision d = { .action = SHELLESC_RUN };
-
-	pthread_mutex_lock(&h->mu);
-	if (strcmp(shellesc_request_argv(req)[0], "hold") == 0 && atomic_load(&h->n) < HOLD_MAX) {
-		h->held[atomic_load(&h->n)] = req;
-		atomic_fetch_add(&h->n, 1);
-		req = NULL;
-	}
-	pthread_mutex_unlock(&h->mu);
-	if (req != NULL)
-		shellesc_request_decide(req, &d);
-}
-
-/* Decide every held request (run). */
-static void
-fault_release(struct fault_hold *h)
-{
-	struct shellesc_decision d = { .action = SHELLESC_RUN };
-
-	pthread_mutex_lock(&h->mu);
-	for (int i = 0; i < atomic_load(&h->n); i++)
-		shellesc_request_decide(h->held[i], &d);
-	atomic_store(&h->n, 0);
-	pthread_mutex_unlock(&h->mu);
-}
 
 /* The next frame on stream is a decision. */
 static void
@@ -397,11 +360,11 @@ fault_big_request(int session_fd, int *stream)
  */
 Test(fault, held_requests_are_bounded, .timeout = 60)
 {
-	struct fault_hold h = { .mu = PTHREAD_MUTEX_INITIALIZER };
-	struct shellesc_config cfg = { .policy = fault_hold_policy, .policy_arg = &h,
+	struct ts_hold h = { .mu = PTHREAD_MUTEX_INITIALIZER, .only = "hold" };
+	struct shellesc_config cfg = { .policy = ts_hold_policy, .policy_arg = &h,
 	    .intercept = SHELLESC_INTERCEPT_WRAPPER, .wrapper_path = TEST_WRAPPER };
 	struct shellesc_session *s = NULL;
-	int fd, streams[HOLD_MAX], taken = 0, busy = 0, extra;
+	int fd, streams[HOLD_STREAMS], taken = 0, busy = 0, extra;
 
 	cr_assert_eq(shellesc_session_start(&cfg, &s), 0);
 	fd = shellesc_session_client_fd(s);
@@ -416,14 +379,14 @@ Test(fault, held_requests_are_bounded, .timeout = 60)
 	cr_log_info("7 MiB requests: %d held by the policy, %d refused as busy", taken, busy);
 	cr_assert_eq(taken, 9, "%d 7 MiB requests held at once", taken);
 	ts_good_request(s);			/* small requests still pass */
-	fault_release(&h);
+	ts_hold_decide(&h, SHELLESC_RUN);
 	for (int i = 0; i < taken; i++) {	/* answered: the server let go of them */
 		fault_expect_decision(streams[i]);
 		close(streams[i]);
 	}
 	cr_assert(fault_big_request(fd, &extra), "no room once the policy answered");
 	cr_assert_eq(tl_wait_count(&h.n, 1, 10000), 1);
-	fault_release(&h);
+	ts_hold_decide(&h, SHELLESC_RUN);
 	close(extra);
 	shellesc_session_end(s);
 }

@@ -315,35 +315,6 @@ Test(trust_flood, one_process_cannot_stop_other_decisions, .timeout = 120)
 /* --- requests the policy holds: bounded per process and in the session ---- */
 
 /* A policy that keeps every request, as a prompt would, until released. */
-struct hold {
-	pthread_mutex_t mu;
-	struct shellesc_request *held[16];
-	atomic_int n;
-};
-
-static void
-hold_policy(void *arg, struct shellesc_request *req)
-{
-	struct hold *h = arg;
-
-	pthread_mutex_lock(&h->mu);
-	if (atomic_load(&h->n) < 16)
-		h->held[atomic_fetch_add(&h->n, 1)] = req;
-	else
-		shellesc_request_decide(req, &(struct shellesc_decision){ .action = SHELLESC_DENY });
-	pthread_mutex_unlock(&h->mu);
-}
-
-static void
-hold_release(struct hold *h)
-{
-	pthread_mutex_lock(&h->mu);
-	for (int i = 0; i < atomic_load(&h->n); i++)
-		shellesc_request_decide(h->held[i], &(struct shellesc_decision){ .action = SHELLESC_RUN });
-	atomic_store(&h->n, 0);
-	pthread_mutex_unlock(&h->mu);
-}
-
 struct asker_counts {
 	int busy, silent, other;
 };
@@ -433,8 +404,8 @@ asker_end(struct asker *a)
  */
 Test(trust_flood, requests_in_flight_are_bounded_per_process_and_in_all, .timeout = 60)
 {
-	struct hold h = { .mu = PTHREAD_MUTEX_INITIALIZER };
-	struct shellesc_config cfg = { .policy = hold_policy, .policy_arg = &h,
+	struct ts_hold h = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct shellesc_config cfg = { .policy = ts_hold_policy, .policy_arg = &h,
 	    .intercept = SHELLESC_INTERCEPT_WRAPPER, .wrapper_path = TEST_WRAPPER,
 	    .max_requests = 6, .max_requests_per_process = 4 };
 	struct shellesc_session *s = NULL;
@@ -451,14 +422,14 @@ Test(trust_flood, requests_in_flight_are_bounded_per_process_and_in_all, .timeou
 	cr_log_info("second process: %d held, %d busy, %d other", k2.silent, k2.busy, k2.other);
 	cr_assert(k2.silent == 2 && k2.busy == 1 && k2.other == 0, "second process");
 	cr_assert_eq(atomic_load(&h.n), 6, "the policy holds %d", atomic_load(&h.n));
-	hold_release(&h);
+	ts_hold_decide(&h, SHELLESC_RUN);
 	asker_end(&a1);
 	asker_end(&a2);
 	cr_assert_eq(ts_fds_settle(base, 5000), base, "the answered requests were kept");
 	asker_start(&a3, s, 4, &k3);
 	cr_assert(k3.silent == 4 && k3.busy == 0, "no room once answered: %d held, %d busy",
 	    k3.silent, k3.busy);
-	hold_release(&h);
+	ts_hold_decide(&h, SHELLESC_RUN);
 	asker_end(&a3);
 	shellesc_session_end(s);
 }

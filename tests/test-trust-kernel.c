@@ -39,41 +39,9 @@
 /* How long a held or refused exec may take to show. */
 #define TK_WAIT_MS 5000
 
-/* The policy: holds every request until told what to answer. */
-struct tk_hold {
-	pthread_mutex_t mu;
-	struct shellesc_request *held[64];
-	atomic_int n;
-};
-
-static void
-tk_hold_policy(void *arg, struct shellesc_request *req)
-{
-	struct tk_hold *h = arg;
-
-	pthread_mutex_lock(&h->mu);
-	if (atomic_load(&h->n) < 64)
-		h->held[atomic_fetch_add(&h->n, 1)] = req;
-	else
-		shellesc_request_decide(req, &(struct shellesc_decision){ .action = SHELLESC_DENY });
-	pthread_mutex_unlock(&h->mu);
-}
-
-/* Deny every held request. */
-static void
-tk_hold_deny(struct tk_hold *h)
-{
-	pthread_mutex_lock(&h->mu);
-	for (int i = 0; i < atomic_load(&h->n); i++)
-		shellesc_request_decide(h->held[i], &(struct shellesc_decision){
-		    .action = SHELLESC_DENY, .reason = "test" });
-	atomic_store(&h->n, 0);
-	pthread_mutex_unlock(&h->mu);
-}
-
 /* Wait up to TK_WAIT_MS for the policy to hold want requests. */
 static int
-tk_hold_wait(struct tk_hold *h, int want)
+tk_hold_wait(struct ts_hold *h, int want)
 {
 	for (int ms = 0; atomic_load(&h->n) < want && ms < TK_WAIT_MS; ms += 10)
 		usleep(10000);
@@ -197,8 +165,8 @@ tk_end(struct tk_child *k)
  */
 Test(trust_kernel, held_raw_execs_are_bounded_per_process, .timeout = 60)
 {
-	struct tk_hold h = { .mu = PTHREAD_MUTEX_INITIALIZER };
-	struct shellesc_config cfg = { .policy = tk_hold_policy, .policy_arg = &h,
+	struct ts_hold h = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct shellesc_config cfg = { .policy = ts_hold_policy, .policy_arg = &h,
 	    .intercept = SHELLESC_INTERCEPT_WRAPPER, .wrapper_path = TEST_WRAPPER,
 	    .max_requests = 16, .max_requests_per_process = 4 };
 	struct shellesc_session *s = NULL;
@@ -213,13 +181,13 @@ Test(trust_kernel, held_raw_execs_are_bounded_per_process, .timeout = 60)
 	cr_assert_eq(tk_reports(k.report, 2, TK_WAIT_MS, counts), 2,
 	    "the execs past the bound were not refused at once");
 	cr_assert_eq(counts[EACCES], 2, "refused with another errno");
-	tk_hold_deny(&h);
+	ts_hold_decide(&h, SHELLESC_DENY);
 	cr_assert_eq(tk_reports(k.report, 4, TK_WAIT_MS, counts), 4, "denied execs went on");
 	cr_assert_eq(counts[EACCES], 6);
 	cr_assert_eq(ts_fds_settle(base, TK_WAIT_MS), base, "the answered execs kept fds");
 	tk_go(&k, 1, false);
 	cr_assert_eq(tk_hold_wait(&h, 1), 1, "no room once answered");
-	tk_hold_deny(&h);
+	ts_hold_decide(&h, SHELLESC_DENY);
 	cr_assert_eq(tk_reports(k.report, 1, TK_WAIT_MS, counts), 1);
 	tk_end(&k);
 	shellesc_session_end(s);
@@ -234,8 +202,8 @@ Test(trust_kernel, held_raw_execs_are_bounded_per_process, .timeout = 60)
  */
 Test(trust_kernel, memory_of_held_raw_execs_is_bounded, .timeout = 60)
 {
-	struct tk_hold h = { .mu = PTHREAD_MUTEX_INITIALIZER };
-	struct shellesc_config cfg = { .policy = tk_hold_policy, .policy_arg = &h,
+	struct ts_hold h = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct shellesc_config cfg = { .policy = ts_hold_policy, .policy_arg = &h,
 	    .intercept = SHELLESC_INTERCEPT_WRAPPER, .wrapper_path = TEST_WRAPPER };
 	struct shellesc_session *s = NULL;
 	struct tk_child k;
@@ -250,11 +218,11 @@ Test(trust_kernel, memory_of_held_raw_execs_is_bounded, .timeout = 60)
 	cr_assert_eq(tk_hold_wait(&h, 9), 9, "the policy holds %d big execs", atomic_load(&h.n));
 	tk_go(&k, 1, false);
 	cr_assert_eq(tk_hold_wait(&h, 10), 10, "a small exec was not held beside them");
-	tk_hold_deny(&h);
+	ts_hold_decide(&h, SHELLESC_DENY);
 	cr_assert_eq(tk_reports(k.report, 10, TK_WAIT_MS, counts), 10, "denied execs went on");
 	tk_go(&k, 1, true);
 	cr_assert_eq(tk_hold_wait(&h, 1), 1, "no room for a big exec once answered");
-	tk_hold_deny(&h);
+	ts_hold_decide(&h, SHELLESC_DENY);
 	cr_assert_eq(tk_reports(k.report, 1, TK_WAIT_MS, counts), 1);
 	cr_assert_eq(counts[EACCES], 14);
 	tk_end(&k);

@@ -354,3 +354,32 @@ ts_raw_refused(int stream, const char *why)
 	frame_rx_reset(&rx);
 	close(stream);
 }
+
+void
+ts_hold_policy(void *arg, struct shellesc_request *req)
+{
+	struct ts_hold *h = arg;
+	bool hold = !h->only || strcmp(shellesc_request_argv(req)[0], h->only) == 0;
+	enum shellesc_action a = hold ? SHELLESC_DENY : SHELLESC_RUN;
+
+	pthread_mutex_lock(&h->mu);
+	if (hold && atomic_load(&h->n) < TS_HOLD_MAX) {
+		h->held[atomic_load(&h->n)] = req;
+		atomic_fetch_add(&h->n, 1);
+		req = NULL;
+	}
+	pthread_mutex_unlock(&h->mu);
+	if (req != NULL)
+		shellesc_request_decide(req, &(struct shellesc_decision){ .action = a });
+}
+
+void
+ts_hold_decide(struct ts_hold *h, enum shellesc_action action)
+{
+	pthread_mutex_lock(&h->mu);
+	for (int i = 0; i < atomic_load(&h->n); i++)
+		shellesc_request_decide(h->held[i], &(struct shellesc_decision){
+		    .action = action, .reason = "test" });
+	atomic_store(&h->n, 0);
+	pthread_mutex_unlock(&h->mu);
+}

@@ -7,6 +7,7 @@
 
 #include <criterion/parameterized.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -137,5 +138,21 @@ struct criterion_test_params ts_indexes(size_t n);
 
 /* A NULL-terminated vector of the arguments (a static-lifetime compound). */
 #define TS_V(...) ((char *const[]){ __VA_ARGS__, NULL })
+
+/*
+ * A policy that holds requests, as a prompt does, until ts_hold_decide
+ * answers them: every one, or when only is set those whose argv[0] is
+ * only (the others run at once).  Past TS_HOLD_MAX held, it denies.
+ */
+#define TS_HOLD_MAX 64
+struct ts_hold {
+	pthread_mutex_t mu;
+	const char *only;
+	struct shellesc_request *held[TS_HOLD_MAX];
+	atomic_int n;		/* held now */
+};
+void ts_hold_policy(void *arg, struct shellesc_request *req);
+/* Answer every held request with action. */
+void ts_hold_decide(struct ts_hold *h, enum shellesc_action action);
 
 #endif
