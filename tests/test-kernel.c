@@ -114,6 +114,24 @@ Test(kernel, exec_from_a_second_thread_denied)
 }
 
 /*
+ * The path, argv and envp end exactly where mapped memory ends: the
+ * server reads them whole (a page at a time) without reading past them.
+ */
+Test(kernel, strings_at_the_edge_of_mapped_memory_run)
+{
+	krun("wrapper,kernel", NULL, TS_V(TEST_RAW_EXEC_STATIC, "edge", (char *)tc_which("touch"),
+	    "touch", (char *)tc_path(&t, "made")));
+	cr_assert_eq(tc_code(&r), 0, "%s%s", r.out, r.err);
+	cr_assert(tc_exists(&t, "made"), "%s", r.err);
+}
+
+Test(kernel, strings_at_the_edge_of_mapped_memory_denied)
+{
+	raw_rm(TEST_RAW_EXEC_STATIC, "edge");
+	assert_eacces();
+}
+
+/*
  * A process that another of the tree traces cannot be verified at its
  * exec (one tracer per thread): a run decision is refused, as one that
  * could be swapped.  Without the check the traced child runs touch.

@@ -6,9 +6,9 @@
  * read: another thread, a process sharing the memory, or a vfork parent's
  * sibling can change it afterwards (docs/security.md, "The kernel
  * layer").  Everything is bounded: SHELLESC_FRAME_MAX bytes in all, the
- * pointers included, as a request on the wire is.  A string is read a
- * page at a time at most, so no read crosses into a page that is not
- * mapped when the string ends before it.
+ * pointers included, as a request on the wire is.  Memory is read a
+ * whole page at a time (kmem_cache), so no read crosses into a page that
+ * is not mapped when the string ends before it.
  */
 #include "config.h"
 
@@ -22,11 +22,25 @@
 #include "server.h"
 
 #define KMEM_PAGE	4096u
-#define KMEM_PTRS	512		/* pointers read at a time */
+#define KMEM_PAGES	8		/* pages kept while one exec is read */
 
 struct kmem_buf {
 	char *p;
 	size_t len, cap;
+};
+
+/*
+ * The pages of the caller's memory read so far, each whole: an exec's
+ * strings and pointers mostly share a few pages (a new process's stack, a
+ * shell's heap), so each page is read once, not once per string.  A page
+ * is mapped or not as a whole, so reading all of it never fails where
+ * reading only the bytes wanted would not.
+ */
+struct kmem_cache {
+	int mem;
+	unsigned next;				/* the slot taken next */
+	uint64_t addr[KMEM_PAGES];		/* each slot's page; 1: none */
+	unsigned char page[KMEM_PAGES][KMEM_PAGE];
 };
 
 /* Room for n more bytes within *budget; 0 or -errno. */
@@ -69,30 +83,82 @@ kmem_pread(int mem, void *buf, size_t n, uint64_t addr)
 	return 0;
 }
 
+/* An empty cache of mem's pages (malloc'd: 32 KiB), or NULL. */
+static struct kmem_cache *
+kmem_cache_new(int mem)
+{
+	struct kmem_cache *c = malloc(sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->mem = mem;
+	c->next = 0;
+	for (unsigned i = 0; i < KMEM_PAGES; i++)
+		c->addr[i] = 1;
+	return c;
+}
+
+/* The bytes of the page holding addr, read once; NULL with *err set. */
+static const unsigned char *
+kmem_page(struct kmem_cache *c, uint64_t addr, int *err)
+{
+	uint64_t base = addr - addr % KMEM_PAGE;
+	unsigned i;
+
+	for (i = 0; i < KMEM_PAGES; i++)
+		if (c->addr[i] == base)
+			return c->page[i];
+	if (base > (uint64_t)INT64_MAX - KMEM_PAGE) {
+		*err = -EFAULT;		/* past what a pread offset can say */
+		return NULL;
+	}
+	i = c->next++ % KMEM_PAGES;
+	c->addr[i] = 1;
+	if ((*err = kmem_pread(c->mem, c->page[i], KMEM_PAGE, base)) != 0)
+		return NULL;
+	c->addr[i] = base;
+	return c->page[i];
+}
+
+/* Copy n bytes at addr (they may span pages); 0 or -errno. */
+static int
+kmem_copy(struct kmem_cache *c, uint64_t addr, void *buf, size_t n)
+{
+	const unsigned char *pg;
+	size_t off, k;
+	int r;
+
+	for (; n > 0; addr += k, buf = (char *)buf + k, n -= k) {
+		if ((pg = kmem_page(c, addr, &r)) == NULL)
+			return r;
+		off = (size_t)(addr % KMEM_PAGE);
+		k = KMEM_PAGE - off < n ? KMEM_PAGE - off : n;
+		memcpy(buf, pg + off, k);
+	}
+	return 0;
+}
+
 /* Append the NUL-terminated string at addr (its NUL included). */
 static int
-kmem_string(int mem, uint64_t addr, struct kmem_buf *b, size_t *budget)
+kmem_string(struct kmem_cache *c, uint64_t addr, struct kmem_buf *b, size_t *budget)
 {
 	for (;;) {
-		size_t n = KMEM_PAGE - (size_t)(addr % KMEM_PAGE), start = b->len;
-		char *nul;
+		size_t off = (size_t)(addr % KMEM_PAGE), n = KMEM_PAGE - off;
+		const unsigned char *pg, *nul;
 		int r;
 
-		if (n > *budget)
-			n = *budget;
-		if (n == 0)
-			return -E2BIG;
-		if ((r = kmem_grow(b, n, budget)) != 0 ||
-		    (r = kmem_pread(mem, b->p + start, n, addr)) != 0)
+		if ((pg = kmem_page(c, addr, &r)) == NULL)
 			return r;
-		if ((nul = memchr(b->p + start, '\0', n)) != NULL) {
-			size_t used = (size_t)(nul - (b->p + start)) + 1;
-
-			*budget += n - used;
-			b->len = start + used;
+		if ((nul = memchr(pg + off, '\0', n)) != NULL)
+			n = (size_t)(nul - (pg + off)) + 1;
+		if (n > *budget)
+			return -E2BIG;
+		if ((r = kmem_grow(b, n, budget)) != 0)
+			return r;
+		memcpy(b->p + b->len, pg + off, n);
+		b->len += n;
+		if (nul != NULL)
 			return 0;
-		}
-		b->len = start + n;
 		addr += n;
 	}
 }
@@ -113,42 +179,29 @@ kmem_ptr(const unsigned char *p, size_t size)
 	return v;
 }
 
-/* Up to KMEM_PTRS pointers at addr: a whole batch, or one when the
- * batch runs past what is mapped.  How many, or -errno. */
-static int
-kmem_ptrs(int mem, size_t psize, uint64_t addr, unsigned char *ptrs)
-{
-	if (kmem_pread(mem, ptrs, KMEM_PTRS * psize, addr) == 0)
-		return KMEM_PTRS;
-	return kmem_pread(mem, ptrs, psize, addr) == 0 ? 1 : -EFAULT;
-}
-
 /* The strings of the NULL-terminated pointer array at addr (0: none). */
 static int
-kmem_vector(int mem, size_t psize, uint64_t addr, struct kmem_buf *b, size_t *count,
-    size_t *budget)
+kmem_vector(struct kmem_cache *c, size_t psize, uint64_t addr, struct kmem_buf *b,
+    size_t *count, size_t *budget)
 {
-	unsigned char ptrs[KMEM_PTRS * 8];
-	int n, r;
+	unsigned char ptr[8];
+	uint64_t s;
+	int r;
 
 	*count = 0;
 	if (addr == 0)
 		return 0;
-	for (;; addr += (uint64_t)n * psize) {
-		if ((n = kmem_ptrs(mem, psize, addr, ptrs)) < 0)
-			return n;
-		for (int i = 0; i < n; i++) {
-			uint64_t s = kmem_ptr(ptrs + (size_t)i * psize, psize);
-
-			if (s == 0)
-				return 0;
-			if (*budget < psize)
-				return -E2BIG;
-			*budget -= psize;
-			if ((r = kmem_string(mem, s, b, budget)) != 0)
-				return r;
-			++*count;
-		}
+	for (;; addr += psize) {
+		if ((r = kmem_copy(c, addr, ptr, psize)) != 0)
+			return r;
+		if ((s = kmem_ptr(ptr, psize)) == 0)
+			return 0;
+		if (*budget < psize)
+			return -E2BIG;
+		*budget -= psize;
+		if ((r = kmem_string(c, s, b, budget)) != 0)
+			return r;
+		++*count;
 	}
 }
 
@@ -158,12 +211,15 @@ kmem_read(int mem, size_t psize, uint64_t path, uint64_t argv, uint64_t envp,
 {
 	struct kmem_buf p = { 0 }, a = { 0 }, e = { 0 };
 	size_t budget = SHELLESC_FRAME_MAX, pbudget = PATH_MAX;
-	int r;
+	struct kmem_cache *c = kmem_cache_new(mem);
+	int r = c ? 0 : -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	if ((r = kmem_string(mem, path, &p, &pbudget)) == 0 &&
-	    (r = kmem_vector(mem, psize, argv, &a, &out->argc, &budget)) == 0)
-		r = kmem_vector(mem, psize, envp, &e, &out->envc, &budget);
+	if (r == 0 && (r = kmem_string(c, path, &p, &pbudget)) == -E2BIG)
+		r = -ENAMETOOLONG;
+	if (r == 0 && (r = kmem_vector(c, psize, argv, &a, &out->argc, &budget)) == 0)
+		r = kmem_vector(c, psize, envp, &e, &out->envc, &budget);
+	free(c);
 	out->path = p.p;
 	out->argv = a.p;
 	out->argv_len = a.len;
@@ -171,7 +227,7 @@ kmem_read(int mem, size_t psize, uint64_t path, uint64_t argv, uint64_t envp,
 	out->env_len = e.len;
 	if (r != 0)
 		kmem_free(out);
-	return r == -E2BIG && p.len >= PATH_MAX ? -ENAMETOOLONG : r;
+	return r;
 }
 
 void

@@ -14,7 +14,10 @@
  * while a timer signal they catch, SA_RESTART, fires every 50 us; prints
  * how many failed with EINTR: "eintr=N") or threads (a thread per byte
  * read on stdin makes it, with argv[1] a 7 MiB string for a 'b'; each
- * failure is its errno, one byte on stdout; exit 0 at the end of stdin).
+ * failure is its errno, one byte on stdout; exit 0 at the end of stdin)
+ * or edge (the path and argv strings copied to the very end of a page
+ * that no mapping follows, the argv and envp arrays likewise: a
+ * reader that reads past what it needs gets EFAULT there).
  * When the exec fails: "ret=-1 errno=E"
  * on stdout, exit 99.  vfork, traced: "child exit=N" or "child signal=N".
  * Built twice: dynamically, and statically (raw-exec-static).
@@ -188,6 +191,45 @@ raw_threads(void)
 	return 0;
 }
 
+/* A page of memory that no mapping follows (PROT_NONE would not do:
+ * /proc/PID/mem reads through it): its first byte. */
+static char *
+raw_edge_page(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED || munmap(m + pg, (size_t)pg) != 0)
+		return NULL;
+	return m;
+}
+
+static int
+raw_edge(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *strs = raw_edge_page(), *ptrs = raw_edge_page(), *end, *path, **v;
+	size_t n = 0, len;
+
+	while (args[n])
+		n++;
+	if (strs == NULL || ptrs == NULL)
+		return raw_report(-1, 0);
+	end = strs + pg;
+	/* argv + envp ({NULL}) pointers end at the page's end */
+	v = (char **)(ptrs + pg) - (n + 2);
+	v[n] = v[n + 1] = NULL;
+	for (size_t i = n; i-- > 0;) {	/* the last string ends at the page's end */
+		len = strlen(args[i]) + 1;
+		end -= len;
+		v[i] = memcpy(end, args[i], len);
+	}
+	len = strlen(file) + 1;
+	path = memcpy(end - len, file, len);
+	return (int)syscall(SYS_execve, path, v, v + n + 1);
+}
+
 static int
 raw_memfd(void)
 {
@@ -206,8 +248,8 @@ main(int argc, char **argv)
 	const char *how;
 
 	if (argc < 4) {
-		fputs("usage: raw-exec syscall|execveat|vfork|memfd|thread|threads|traced|signals FILE ARG0 "
-		    "[ARG...]\n", stderr);
+		fputs("usage: raw-exec syscall|execveat|vfork|memfd|thread|threads|traced|signals|edge "
+		    "FILE ARG0 [ARG...]\n", stderr);
 		return 2;
 	}
 	how = argv[1];
@@ -224,7 +266,9 @@ main(int argc, char **argv)
 		return raw_signals();
 	if (strcmp(how, "threads") == 0)
 		return raw_threads();
-	if (strcmp(how, "memfd") == 0)
+	if (strcmp(how, "edge") == 0)
+		raw_edge();
+	else if (strcmp(how, "memfd") == 0)
 		raw_memfd();
 	else if (strcmp(how, "execveat") == 0)
 		syscall(SYS_execveat, AT_FDCWD, file, args, environ, 0);
