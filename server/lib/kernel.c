@@ -206,7 +206,7 @@ kernel_split(char *s, size_t n, char **out)
 
 /* The request's exec as a client would have sent it (km's strings kept). */
 static int
-kernel_exec(struct msg_exec *ex, struct kmem_exec *km, char *file, pid_t tid)
+kernel_exec(struct msg_exec *ex, const struct kmem_exec *km, const char *file, pid_t tid)
 {
 	char link[64], cwd[PATH_MAX];
 	ssize_t n;
@@ -285,20 +285,23 @@ kernel_job(const struct seccomp_notif *n, const struct kmem_exec *km,
 	return NULL;
 }
 
-/* The ticket this exec takes, if any: then it is used up. */
+/* The ticket this exec takes, if any: then it is used up, and t says
+ * what the decided target runs. */
 static bool
-kernel_ticket_take(struct kernel *k, const struct shellesc_request *req,
-    const struct kmem_exec *km, pid_t ppid)
+kernel_ticket_take(struct kernel *k, const struct stat *st, const struct kernel_who *w,
+    const struct kmem_exec *km, struct target *t)
 {
-	const struct shellesc_target *t = &req->target.pub;
-
-	for (size_t i = 0; i < KERNEL_TICKETS && t->error == 0; i++) {
+	for (size_t i = 0; i < KERNEL_TICKETS; i++) {
 		struct kticket *kt = &k->t[i];
 
-		if (kt->pid == 0 || kt->dev != t->dev || kt->ino != t->ino ||
-		    (kt->pid != req->pid && kt->pid != ppid) || kt->len != km->argv_len ||
+		if (kt->pid == 0 || kt->dev != st->st_dev || kt->ino != st->st_ino ||
+		    (kt->pid != w->tgid && kt->pid != w->ppid) || kt->len != km->argv_len ||
 		    memcmp(kt->argv, km->argv, kt->len) != 0)
 			continue;
+		t->elf = kt->elf;
+		t->runs_known = kt->runs_known;
+		t->runs_dev = kt->runs_dev;
+		t->runs_ino = kt->runs_ino;
 		free(kt->argv);
 		memset(kt, 0, sizeof(*kt));
 		return true;
@@ -311,32 +314,37 @@ kernel_ticket(struct loop *l, const struct shellesc_request *req)
 {
 	struct kernel *k = &l->kernel;
 	struct kticket *kt = &k->t[k->next++ % KERNEL_TICKETS];
+	const struct target *t = &req->target;
 	size_t len = 0;
 	char *p;
 
-	if (atomic_load(&k->fd) < 0 || req->target.pub.error != 0)
+	if (atomic_load(&k->fd) < 0 || t->pub.error != 0)
 		return;
 	for (size_t i = 0; i < req->ex.argc; i++)
 		len += strlen(req->ex.argv[i]) + 1;
 	if (len > KERNEL_TICKET_ARGV || (p = malloc(len ? len : 1)) == NULL)
 		return;
 	free(kt->argv);
-	*kt = (struct kticket){ req->pid, req->target.pub.dev, req->target.pub.ino, p, len };
+	*kt = (struct kticket){ .pid = req->pid, .dev = t->pub.dev, .ino = t->pub.ino,
+	    .argv = p, .len = len, .elf = t->elf, .runs_known = t->runs_known,
+	    .runs_dev = t->runs_dev, .runs_ino = t->runs_ino };
 	for (size_t i = 0; i < req->ex.argc; i++)
 		p = stpcpy(p, req->ex.argv[i]) + 1;
 }
 
-/* Let it through without a question? */
+/* Let the exec of the file st through without a question?  Then t says
+ * what it runs. */
 static bool
-kernel_known(struct kernel *k, const struct shellesc_request *req,
-    const struct kmem_exec *km, pid_t ppid)
+kernel_known(struct kernel *k, const struct stat *st, const struct kernel_who *w,
+    const struct kmem_exec *km, struct target *t)
 {
-	const struct shellesc_target *t = &req->target.pub;
-
-	if (k->wrapper && t->error == 0 && t->dev == k->wdev && t->ino == k->wino &&
-	    !req->target.loader)
-		return true;		/* it asks for itself */
-	return kernel_ticket_take(k, req, km, ppid);
+	if (k->wrapper && st->st_dev == k->wdev && st->st_ino == k->wino) {
+		t->elf = t->runs_known = true;	/* it asks for itself */
+		t->runs_dev = st->st_dev;
+		t->runs_ino = st->st_ino;
+		return true;
+	}
+	return kernel_ticket_take(k, st, w, km, t);
 }
 
 /* Ask the policy, as conn_take_exec does for a client's request. */
@@ -357,36 +365,59 @@ kernel_ask(struct loop *l, struct shellesc_request *req)
 		kernel_on_decided(l, req);
 }
 
-/* The request for a stopped exec, its memory read through mem. */
+/* The stopped exec's memory (km), its caller (w) and the caller as a
+ * peer to look files up as (p: w's groups are its now).  0 or -errno. */
 static int
-kernel_request(struct loop *l, const struct seccomp_notif *n, int mem,
-    struct kernel_who *w, struct kmem_exec *km, struct shellesc_request **out)
+kernel_read(struct kernel *k, const struct seccomp_notif *n, struct kernel_who *w,
+    struct kmem_exec *km, struct peer *p)
 {
 	const struct kernel_abi *abi = kernel_abi(&n->data);
 	bool at = (int)n->data.nr == abi->execveat;
 	const uint64_t *a = (const uint64_t *)n->data.args + (at ? 1 : 0);
-	struct msg_exec ex;
-	struct peer p;
-	char *file;
-	int r;
+	char path[64];
+	int mem, r;
 
-	if ((r = kmem_read(mem, abi->psize, a[0], a[1], a[2], km)) != 0)
-		return r;
-	if (km->argc == 0)
-		return -EINVAL;
-	if ((file = kernel_file(&n->data, at, km->path)) == NULL)
-		return -ENOMEM;
-	r = kernel_exec(&ex, km, file, (pid_t)n->pid);
-	free(file);
+	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)n->pid);
+	if ((mem = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (ioctl(atomic_load(&k->fd), SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
+		r = -ESRCH;		/* gone: that pid may be another's now */
+	else if ((r = kernel_status((pid_t)n->pid, w)) == 0)
+		r = kmem_read(mem, abi->psize, a[0], a[1], a[2], km);
+	close(mem);
+	if (r == 0 && km->argc == 0)
+		r = -EINVAL;
 	if (r == 0)
-		r = peer_open_pid(&p, w->tgid, w->uid, w->gid, w->groups, w->ngroups);
+		r = peer_open_pid(p, w->tgid, w->uid, w->gid, w->groups, w->ngroups);
 	else
-		msg_exec_free(&ex);
-	w->groups = NULL;		/* the peer's now */
-	if (r == 0)
-		r = request_from(&ex, &p, (const char *const *)l->s->roots, out);
-	peer_close(&p);
+		free(w->groups);
+	w->groups = NULL;
 	return r;
+}
+
+/*
+ * A preload- or wrapper-decided exec (a ticket), or the wrapper's own,
+ * found before any request is built: the file the caller's exec opens
+ * (walk_open, as a request's inspection does), by device and inode, with
+ * argv.  Its check goes to the verifier, which answers.  false: ask.
+ */
+static bool
+kernel_fast(struct kernel *k, const struct seccomp_notif *n, const struct kmem_exec *km,
+    const struct kernel_who *w, struct peer *p, const char *file)
+{
+	struct target t = { 0 };
+	struct kverify_job *j;
+	struct stat st;
+	int fd, r;
+
+	if (walk_open(p, file, &fd) != 0)
+		return false;
+	r = fstat(fd, &st);
+	close(fd);
+	if (r != 0 || !kernel_known(k, &st, w, km, &t) || (j = kernel_job(n, km, w, &t)) == NULL)
+		return false;	/* a ticket lost costs a question, never a pass */
+	kverify_submit(&k->v, j);
+	return true;
 }
 
 /*
@@ -422,17 +453,40 @@ kernel_bytes(const struct kmem_exec *km)
 	return (km->path ? strlen(km->path) : 0) + km->argv_len + km->env_len;
 }
 
-/* A notification: decide it, or answer it at once. */
+/* Anything else: a request for the policy, as a client's would be. */
+static int
+kernel_slow(struct loop *l, const struct seccomp_notif *n, const struct kmem_exec *km,
+    const struct kernel_who *w, struct peer *p, const char *file)
+{
+	struct shellesc_request *req;
+	struct kverify_job *j;
+	struct msg_exec ex;
+	int r;
+
+	if ((r = kernel_exec(&ex, km, file, (pid_t)n->pid)) != 0) {
+		msg_exec_free(&ex);
+		return r;
+	}
+	if ((r = request_from(&ex, p, (const char *const *)l->s->roots, &req)) != 0)
+		return r;
+	if ((j = kernel_job(n, km, w, &req->target)) == NULL) {
+		request_free(req);
+		return -ENOMEM;
+	}
+	kernel_hold(l, n, req, j, kernel_bytes(km));
+	return 0;
+}
+
+/* A notification: let it through, ask about it, or refuse it at once. */
 static void
 kernel_take(struct loop *l, const struct seccomp_notif *n)
 {
 	struct kernel *k = &l->kernel;
 	struct kernel_who w = { 0 };
 	struct kmem_exec km = { 0 };
-	struct shellesc_request *req = NULL;
-	struct kverify_job *j = NULL;
-	char path[64];
-	int mem, r;
+	struct peer p = { .root = -1, .cwd = -1, .pidfd = -1 };
+	char *file = NULL;
+	int r;
 
 	if (k->first != 0 && (pid_t)n->pid == k->first) {
 		k->first = 0;		/* the embedder's child execs what it chose */
@@ -443,33 +497,20 @@ kernel_take(struct loop *l, const struct seccomp_notif *n)
 		kernel_answer(k, n->id, EPERM);
 		return;
 	}
-	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)n->pid);
-	if ((mem = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		r = -errno;
-	else if (ioctl(atomic_load(&k->fd), SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
-		r = -ESRCH;		/* gone: that pid may be another's now */
-	else if ((r = kernel_status((pid_t)n->pid, &w)) == 0)
-		r = kernel_request(l, n, mem, &w, &km, &req);
-	if (mem >= 0)
-		close(mem);
-	free(w.groups);
-	if (r == 0 && (j = kernel_job(n, &km, &w, &req->target)) == NULL)
+	if ((r = kernel_read(k, n, &w, &km, &p)) == 0 &&
+	    (file = kernel_file(&n->data, (int)n->data.nr == kernel_abi(&n->data)->execveat,
+	    km.path)) == NULL)
 		r = -ENOMEM;
+	if (r == 0 && !kernel_fast(k, n, &km, &w, &p, file))
+		r = kernel_slow(l, n, &km, &w, &p, file);
 	if (r != 0) {
 		loop_log(l, SHELLESC_LOG_WARN, "exec of process %ld refused: cannot read it: %s",
 		    (long)n->pid, strerror(-r));
 		kernel_answer(k, n->id, EACCES);
-	} else if (kernel_known(k, req, &km, w.ppid))
-		kverify_submit(&k->v, j);	/* it answers */
-	else {
-		size_t bytes = kernel_bytes(&km);
-
-		kmem_free(&km);
-		kernel_hold(l, n, req, j, bytes);
-		return;
 	}
+	free(file);
 	kmem_free(&km);
-	request_free(req);
+	peer_close(&p);
 }
 
 /*

@@ -302,6 +302,9 @@ struct kticket {
 	ino_t ino;
 	char *argv;			/* the strings, each with its NUL */
 	size_t len;
+	bool elf, runs_known;		/* what the decided target runs: */
+	dev_t runs_dev;			/* the verifier checks the exec */
+	ino_t runs_ino;			/* against it (target.runs_*) */
 };
 
 /* --- kernel-verify.c: what the kernel runs is what was decided -------- */
