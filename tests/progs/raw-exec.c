@@ -12,9 +12,11 @@
  * leader, makes the raw execve) or traced (a child that its parent traces,
  * as a debugger does, makes it) or signals (100 children each make it
  * while a timer signal they catch, SA_RESTART, fires every 50 us; prints
- * how many failed with EINTR: "eintr=N") or threads (a thread per byte
- * read on stdin makes it, with argv[1] a 7 MiB string for a 'b'; each
- * failure is its errno, one byte on stdout; exit 0 at the end of stdin)
+ * how many failed with EINTR: "eintr=N") or filter-threads (first a
+ * seccomp filter that reports execve to a listener, sent on fd 3, as
+ * shellesc_session_kernel(3) asks; then a thread per byte read on stdin
+ * makes it, with argv[1] a 7 MiB string for a 'b'; each failure is its
+ * errno, one byte on stdout; exit 0 at the end of stdin)
  * or edge (the path and argv strings copied to the very end of a page
  * that no mapping follows, the argv and envp arrays likewise: a
  * reader that reads past what it needs gets EFAULT there).
@@ -24,6 +26,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -32,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/ptrace.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -173,6 +180,40 @@ raw_threads_main(void *arg)
 	return NULL;
 }
 
+/* execve, and only it, goes to a listener, sent on fd 3; 0 or -1. */
+static int
+raw_filter(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	union {
+		struct cmsghdr h;
+		char room[CMSG_SPACE(sizeof(int))];
+	} u = { 0 };
+	struct msghdr m = { .msg_iov = &(struct iovec){ "L", 1 }, .msg_iovlen = 1,
+	    .msg_control = u.room, .msg_controllen = sizeof(u.room) };
+	int fd;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    (fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)) < 0)
+		return -1;
+	u.h.cmsg_level = SOL_SOCKET;
+	u.h.cmsg_type = SCM_RIGHTS;
+	u.h.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(&u.h), &fd, sizeof(int));
+	if (sendmsg(3, &m, 0) != 1)
+		return -1;
+	close(fd);
+	close(3);
+	return 0;
+}
+
 static int
 raw_threads(void)
 {
@@ -180,6 +221,8 @@ raw_threads(void)
 	pthread_t t;
 	char c;
 
+	if (raw_filter() != 0)
+		return raw_report(-1, 0);
 	big[0] = args[0];
 	if ((big[1] = malloc(RAW_BIG)) == NULL)
 		return raw_report(-1, 0);
@@ -248,7 +291,7 @@ main(int argc, char **argv)
 	const char *how;
 
 	if (argc < 4) {
-		fputs("usage: raw-exec syscall|execveat|vfork|memfd|thread|threads|traced|signals|edge "
+		fputs("usage: raw-exec syscall|execveat|vfork|memfd|thread|filter-threads|traced|signals|edge "
 		    "FILE ARG0 [ARG...]\n", stderr);
 		return 2;
 	}
@@ -264,7 +307,7 @@ main(int argc, char **argv)
 		return raw_traced();
 	if (strcmp(how, "signals") == 0)
 		return raw_signals();
-	if (strcmp(how, "threads") == 0)
+	if (strcmp(how, "filter-threads") == 0)
 		return raw_threads();
 	if (strcmp(how, "edge") == 0)
 		raw_edge();
