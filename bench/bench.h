@@ -105,6 +105,7 @@ double bn_concurrent(int nclients, int n, void (*op)(void *), void *arg, double 
 void bn_runpath(const struct bn_opts *o);
 void bn_decide(const struct bn_opts *o);
 void bn_rules(const struct bn_opts *o);
+void bn_sockgate(const struct bn_opts *o);
 void bn_io(const struct bn_opts *o);
 void bn_memory(const struct bn_opts *o);
 void bn_load(const struct bn_opts *o);

@@ -183,7 +183,7 @@ main(int argc, char **argv)
 	} sections[] = {
 		{ "runpath", bn_runpath }, { "decide", bn_decide }, { "rules", bn_rules },
 		{ "io", bn_io }, { "memory", bn_memory }, { "load", bn_load }, { "mcp", bn_mcp },
-		{ "work", bn_work },
+		{ "work", bn_work }, { "sockgate", bn_sockgate },
 	};
 	struct bn_opts o = { .builddir = ".", .rounds = 7, .scale = 1 };
 	const char *json = NULL, *commit = "unknown";

@@ -48,6 +48,35 @@ bn_rules(const struct bn_opts *o)
 	}
 }
 
+/* --- the socket gate ------------------------------------------------------ */
+
+/* The median of a connect to a socket the session bound, under -s
+ * landlock (through the gate: kernel-socket.c) and bare. */
+void
+bn_sockgate(const struct bn_opts *o)
+{
+	const char *prog = bn_path(o, "bench/bench-sockloop");
+	const char *self = bn_path(o, "server/cli/shellesc");
+	char dir[256], out[64], n[16];
+	long bare, gated;
+
+	if (!bn_exists(prog) || !bn_exists(self) || bn_scratch(dir, sizeof(dir), "sock", "rules") != 0) {
+		bn_skip("sockgate", "connect through the socket gate", "not built, or no scratch dir");
+		return;
+	}
+	snprintf(n, sizeof(n), "%d", bn_scaled(o, 2000, 100));
+	if (bn_capture((char *[]){ (char *)prog, dir, n, NULL }, NULL, out, sizeof(out)) != 0 ||
+	    sscanf(out, "%ld", &bare) != 1 ||
+	    bn_capture((char *[]){ (char *)self, "run", "--force", "--mode", "kernel", "-s",
+	    "landlock", "-w", dir, "--", (char *)prog, dir, n, NULL }, NULL, out, sizeof(out)) != 0 ||
+	    sscanf(out, "%ld", &gated) != 1) {
+		bn_skip("sockgate", "connect through the socket gate", "a run failed: %s", out);
+		return;
+	}
+	bn_row("sockgate", "connect(2) to a session's socket file, gated", gated / 1000.0, "us",
+	    (double)gated / (double)bare, "", "", "bare connect %.1f us; median of %s", bare / 1000.0, n);
+}
+
 /* --- escalated I/O ---------------------------------------------------------- */
 
 struct io_feed {

@@ -1,7 +1,7 @@
 /*
- * path.c: lexical path cleaning, what execve would say of a file, and
- * glibc's PATH search, once for every part (path.h).  No allocation, no
- * locale, no stdio.
+ * path.c: lexical path cleaning, what execve would say of a file, the
+ * splitting of PATH and glibc's PATH search, once for every part
+ * (path.h).  No allocation, no locale, no stdio.
  */
 #include "config.h"
 
@@ -106,12 +106,50 @@ path_goes_on(int e)
 	    e == ENODEV || e == ETIMEDOUT;
 }
 
+void
+path_iter_init(struct path_iter *it, const char *path, const char *file,
+    unsigned flags)
+{
+	it->rest = path;
+	it->file = file;
+	it->flen = file ? strlen(file) : 0;
+	it->flags = flags;
+}
+
+/* Is the entry p[0..len) one to give out, into size bytes? */
+static bool
+path_takes(const struct path_iter *it, const char *p, size_t len, size_t size)
+{
+	if ((it->flags & PATH_ABSOLUTE) && (len == 0 || p[0] != '/'))
+		return false;
+	return len + (it->file ? 1 + it->flen : 0) < size;
+}
+
+bool
+path_next(struct path_iter *it, char *buf, size_t size)
+{
+	while (it->rest != NULL) {
+		const char *p = it->rest, *end = strchrnul(p, ':');
+		size_t len = (size_t)(end - p);
+
+		it->rest = *end == ':' ? end + 1 : NULL;
+		if (!path_takes(it, p, len, size))
+			continue;
+		memcpy(buf, p, len);
+		if (it->file != NULL && len > 0)
+			buf[len++] = '/';
+		memcpy(buf + len, it->file ? it->file : "", it->flen + 1);
+		return true;
+	}
+	return false;
+}
+
 int
 path_search(const char *path, const char *file,
     int (*try)(const char *, void *), void *arg)
 {
 	char buf[PATH_MAX];
-	const char *p = path ? path : PATH_DEFAULT, *end;
+	struct path_iter it;
 	size_t flen = strlen(file);
 	bool eacces = false;
 	int e = ENOENT;
@@ -122,21 +160,11 @@ path_search(const char *path, const char *file,
 		return try(file, arg);
 	if (flen > NAME_MAX)
 		return ENAMETOOLONG;
-	for (;; p = end + 1) {
-		size_t dlen;
-
-		end = strchrnul(p, ':');
-		dlen = (size_t)(end - p);
-		if (dlen + 1 + flen < sizeof(buf)) {	/* glibc skips longer ones */
-			memcpy(buf, p, dlen);
-			buf[dlen] = '/';
-			memcpy(buf + dlen + (dlen > 0), file, flen + 1);
-			if ((e = try(buf, arg)) == 0 || !path_goes_on(e))
-				return e;
-			eacces |= e == EACCES;
-		}
-		if (*end == '\0')
-			break;
+	path_iter_init(&it, path ? path : PATH_DEFAULT, file, 0);
+	while (path_next(&it, buf, sizeof(buf))) {
+		if ((e = try(buf, arg)) == 0 || !path_goes_on(e))
+			return e;
+		eacces |= e == EACCES;
 	}
 	return eacces ? EACCES : e;
 }

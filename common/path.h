@@ -12,6 +12,7 @@
 #ifndef SHELLESC_PATH_H
 #define SHELLESC_PATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* PATH when the environment has none: glibc's confstr(_CS_PATH). */
@@ -42,6 +43,41 @@ size_t path_absolute(char *out, size_t size, const char *cwd, const char *file);
  * that passes.
  */
 int path_executable(const char *path);
+
+/*
+ * The entries of a PATH value, in order, each copied into the caller's
+ * buffer: the one splitting of PATH every part uses.  Entries are what
+ * lies between ':'s, so a leading or trailing ':' or "::" is an empty
+ * entry, and "" is one empty entry.  Two uses:
+ *
+ *  - the exec search (flags 0): every entry, an empty one meaning the
+ *    current directory, as execvp(3) takes them;
+ *  - a trusted PATH (PATH_ABSOLUTE): only entries that start with '/'.
+ *    An empty or relative entry would search whatever directory the
+ *    caller happens to be in, which a sandboxed caller chooses.
+ *
+ * With file (not NULL) each result is the candidate "ENTRY/FILE" (just
+ * "FILE" for an empty entry), else the entry itself.  An entry whose
+ * result does not fit in size bytes (with its NUL) is skipped, as glibc
+ * skips entries too long for PATH_MAX: no shortened path names another
+ * file.  path NULL has no entries; the iterator points into path and file,
+ * which must outlive it.
+ */
+#define PATH_ABSOLUTE	0x1
+
+struct path_iter {
+	const char *rest;	/* the entries not yet read; NULL at the end */
+	const char *file;	/* appended to each entry, or NULL */
+	size_t flen;
+	unsigned flags;
+};
+
+void path_iter_init(struct path_iter *it, const char *path, const char *file,
+    unsigned flags);
+
+/* The next result written into buf[size] (NUL-terminated): true, or false
+ * when no entry is left (buf is then unchanged). */
+bool path_next(struct path_iter *it, char *buf, size_t size);
 
 /*
  * Search for file as glibc's execvp(), execvpe() and posix_spawnp() do:

@@ -21,9 +21,10 @@
 #                OUTDIR/src/SHELL-pristine and print that path (what
 #                make bench builds as real work)
 #   --session MODE  run the suite inside a live shellesc session instead,
-#                `$SHELLESC run --force --mode MODE` (wrapper or both) with
+#                `$SHELLESC run --force --mode MODE` (wrapper, both, or kernel:
+#                the kernel layer alone, nothing of shellesc in the tree) with
 #                an empty rules file (every command is asked and runs), in a
-#                copy of the build tree (so both modes can run at once);
+#                copy of the build tree (so two modes can run at once);
 #                output in OUTDIR/SHELL-suite-MODE.log.  zsh's must pass
 #                with as many successful scripts as the run with
 #                EXEC_WRAPPER unset; bash's must equal the unpatched
@@ -57,8 +58,8 @@ if [ $# -ne 2 ] || { [ "$1" != zsh ] && [ "$1" != bash ]; }; then
 	exit 2
 fi
 case $session in
-''|wrapper|both) ;;
-*) echo "build-shell.sh: --session wrapper or both" >&2; exit 2 ;;
+''|wrapper|both|kernel) ;;
+*) echo "build-shell.sh: --session wrapper, both or kernel" >&2; exit 2 ;;
 esac
 sh_name=$1
 here=$(cd "$(dirname "$0")" && pwd)

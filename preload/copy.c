@@ -33,7 +33,9 @@
 #include <sys/single_threaded.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "preload.h"
+#include "preloadenv.h"
 #include "proto.h"
 
 /*
@@ -200,43 +202,33 @@ pl_area_put(struct pl_area *a, const char *s, size_t n)
 		memcpy(p, s, n);
 }
 
-/* "LD_PRELOAD=" this library first, then the others of list (':' or ' ' separated). */
+/* "LD_PRELOAD=" this library first, then the others of list (preloadenv.h). */
 static char *
 pl_area_preload(struct pl_area *a, const char *list)
 {
-	const char *self = pl_self();
-	size_t nself = strlen(self);
 	char *start = a->p;
+	size_t room, n;
 
 	pl_area_put(a, PL_PRELOAD, sizeof(PL_PRELOAD) - 1);
-	pl_area_put(a, self, nself);
-	while (*list) {
-		size_t n = strcspn(list, ": ");
-
-		if (n > 0 && !(n == nself && strncmp(list, self, n) == 0)) {
-			pl_area_put(a, ":", 1);
-			pl_area_put(a, list, n);
-		}
-		list += n + (list[n] != '\0');
+	room = a->full ? 0 : (size_t)(a->end - a->p);
+	if ((n = preloadenv_first(a->p, room, pl_self(), list)) >= room) {
+		a->full = true;
+		return NULL;
 	}
-	pl_area_put(a, "", 1);
-	return a->full ? NULL : start;
+	a->p += n + 1;
+	return start;
 }
 
 /* prefix and the decimal of v ("-1" for any negative v), as one string. */
 static char *
 pl_area_num(struct pl_area *a, const char *prefix, int v)
 {
-	char digits[12], *start = a->p;
-	unsigned u = v < 0 ? 1u : (unsigned)v;
-	int n = sizeof(digits);
+	char digits[FMT_UINT_SIZE], *start = a->p;
+	size_t n = fmt_uint(digits, v < 0 ? 1u : (unsigned)v);
 
-	do
-		digits[--n] = (char)('0' + u % 10);
-	while ((u /= 10) > 0);
 	pl_area_put(a, prefix, strlen(prefix));
 	pl_area_put(a, "-", v < 0);
-	pl_area_put(a, digits + n, sizeof(digits) - (size_t)n);
+	pl_area_put(a, digits, n);
 	pl_area_put(a, "", 1);
 	return a->full ? NULL : start;
 }

@@ -11,10 +11,10 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "client.h"
+#include "clock.h"
 #include "err.h"
 #include "fdpass.h"
 #include "preload.h"
@@ -135,25 +135,15 @@ pl_ask(const struct pl_copy *c, int *stream)
  * server would not allow: at worst something is refused unasked.  The pid
  * tells a vfork child's record (same memory) from its parent's.
  */
-#define PL_REPEAT_NS 2000000000LL	/* how long a walk may take */
+#define PL_REPEAT_MS 2000	/* how long a walk may take */
 
 static struct {
 	dev_t dev;
 	ino_t ino;
 	unsigned long long sum;	/* of argv and env */
-	long long at;		/* CLOCK_MONOTONIC ns of the answer */
+	int64_t at;		/* clock_now_ms() of the answer */
 	pid_t pid;		/* published last; 0: none */
 } pl_denied;
-
-static long long
-pl_now(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-		return 0;
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* FNV-1a over the strings of v, each with its NUL. */
 static unsigned long long
@@ -179,10 +169,10 @@ pl_copy_sum(const struct pl_copy *c)
 static bool
 pl_repeats_deny(const struct pl_copy *c, const struct stat *st)
 {
-	long long now = pl_now();
+	int64_t now = clock_now_ms();
 
 	return pl_denied.dev == st->st_dev && pl_denied.ino == st->st_ino &&
-	    now - pl_denied.at < PL_REPEAT_NS && pl_denied.sum == pl_copy_sum(c);
+	    now - pl_denied.at < PL_REPEAT_MS && pl_denied.sum == pl_copy_sum(c);
 }
 
 static void
@@ -192,7 +182,7 @@ pl_remember_deny(const struct pl_copy *c, const struct stat *st)
 	pl_denied.dev = st->st_dev;
 	pl_denied.ino = st->st_ino;
 	pl_denied.sum = pl_copy_sum(c);
-	pl_denied.at = pl_now();
+	pl_denied.at = clock_now_ms();
 	__atomic_store_n(&pl_denied.pid, getpid(), __ATOMIC_RELEASE);
 }
 

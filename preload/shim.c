@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "fmt.h"
 #include "path.h"
 #include "preload.h"
 #include "script.h"
@@ -184,16 +185,11 @@ execle(const char *path, const char *arg0, ...)
 static int
 pl_fd_path(int dirfd, const char *rel, char *out, size_t size)
 {
-	char link[32] = "/proc/self/fd/";
-	size_t k = 14, n;
+	char link[sizeof("/proc/self/fd/") + FMT_UINT_SIZE] = "/proc/self/fd/";
+	size_t n;
 	ssize_t len;
-	int v = dirfd, d = 1;
 
-	while (v / d >= 10)
-		d *= 10;
-	for (; d > 0; d /= 10)
-		link[k++] = (char)('0' + (v / d) % 10);
-	link[k] = '\0';
+	fmt_uint(link + sizeof("/proc/self/fd/") - 1, (unsigned)dirfd);
 	if ((len = readlink(link, out, size - 1)) < 0)
 		return errno;
 	out[len] = '\0';

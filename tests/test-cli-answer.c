@@ -1,8 +1,9 @@
 /*
  * test-cli-answer.c: suite cli_answer -- the answers a prompt takes: on a
- * terminal (Ctrl-C and Ctrl-D deny at once, run here, always exactly or as
- * a prefix, into the file the session loads) and from an approver (Codex's
- * decision names, "always", a missing approver found at start).
+ * terminal (Ctrl-C and Ctrl-D deny at once, run here, always exactly or
+ * generalised, always run here, into the learned file the session loads,
+ * never a -p file) and from an approver (Codex's decision names, "always"
+ * with escalate or run, a missing approver found at start).
  */
 #include "config.h"
 
@@ -34,11 +35,11 @@ on_pty(const char *const answers[], char *const args[])
 static void
 interrupted_at_once(const char *key)
 {
-	int64_t t0 = ts_now_ms();
+	int64_t t0 = clock_now_ms();
 
 	cr_assert_eq(on_pty((const char *[]){ key, NULL }, TS_V("run", "-p", "t.rules",
 	    "--mode", "wrapper", "--force", "--prompt-timeout", "30", "--", "bash", "-c", TOUCH)), 1);
-	cr_assert_lt(ts_now_ms() - t0, 15000, "the deny waited for the timeout");
+	cr_assert_lt(clock_now_ms() - t0, 15000, "the deny waited for the timeout");
 	cr_assert_not_null(strstr(r.out, "touch: 126\r\n"), "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "execution denied: interrupted"), "%s", r.out);
 	cr_assert(!tc_exists(&t, "made"));
@@ -83,15 +84,16 @@ Test(cli_answer, always_is_exact)
 	cr_assert_not_null(strstr(r.out, "one: 0\r\n"), "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "two: 126\r\n"), "%s", r.out);
 	cr_assert_not_null(strstr(r.out, rule), "the prompt did not show %s: %s", rule, r.out);
-	cr_assert_not_null(strstr(r.out, "xdg/shellesc/rules/default.rules (loaded by this"),
+	cr_assert_not_null(strstr(r.out, "xdg/shellesc/rules/learned.rules (loaded by this"),
 	    "%s", r.out);
-	saved = tc_read(&t, "xdg/shellesc/rules/default.rules");
+	saved = tc_read(&t, "xdg/shellesc/rules/learned.rules");
 	cr_assert_not_null(saved);
 	cr_assert_not_null(strstr(saved, rule), "%s", saved);
 	free(saved);
 }
 
-/* p: the prefix, so uname -s -r is escalated too, unasked. */
+/* p: generalised as --learn does (uname has no subcommands: the program
+ * by name), so uname -s -r is escalated too, unasked. */
 Test(cli_answer, always_as_prefix)
 {
 	char *saved;
@@ -99,15 +101,34 @@ Test(cli_answer, always_as_prefix)
 	cr_assert_eq(on_pty((const char *[]){ "p", NULL }, TS_V("run", "--mode", "wrapper", "--force",
 	    "--default", "prompt", "--", "bash", "-c", UNAMES)), 1, "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "one: 0\r\ntwo: 0\r\n"), "%s", r.out);
-	saved = tc_read(&t, "xdg/shellesc/rules/default.rules");
+	saved = tc_read(&t, "xdg/shellesc/rules/learned.rules");
 	cr_assert_not_null(saved);
-	cr_assert_null(strstr(saved, "exact"), "%s", saved);
+	cr_assert_str_eq(saved, "prefix_rule(pattern=[\"uname\"], decision=\"escalate\")\n");
 	free(saved);
 }
 
-/* With -p, always goes to the last file given, which the next session
- * started the same way loads too. */
-Test(cli_answer, always_goes_to_the_p_file)
+/* ar: runs in place from now on; the rule says run, in the learned file. */
+Test(cli_answer, always_run_here)
+{
+	char *saved, *log;
+
+	cr_assert_eq(on_pty((const char *[]){ "ar", NULL }, TS_V("run", "--mode", "wrapper",
+	    "--force", "--default", "prompt", "-a", "audit.log", "--", "bash", "-c", UNAMES)), 1,
+	    "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "[ar] always run here"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "one: 0\r\ntwo: 0\r\n"), "%s", r.out);
+	saved = tc_read(&t, "xdg/shellesc/rules/learned.rules");
+	cr_assert_not_null(saved);
+	cr_assert_str_eq(saved, "prefix_rule(pattern=[\"uname\"], decision=\"run\")\n");
+	free(saved);
+	cr_assert_not_null(log = tc_read(&t, "audit.log"));
+	cr_assert_null(strstr(log, "\"decision\":\"escalate\""), "%s", log);
+	free(log);
+}
+
+/* With -p, always goes to the learned file, never into the curated -p
+ * file; the next session started the same way loads it too. */
+Test(cli_answer, always_never_goes_to_the_p_file)
 {
 	char *saved;
 
@@ -115,9 +136,11 @@ Test(cli_answer, always_goes_to_the_p_file)
 	    "--mode", "wrapper", "--force", "--default", "prompt", "--", "bash", "-c", ONE)), 1, "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "one: 0\r\n"), "%s", r.out);
 	cr_assert_not_null(saved = tc_read(&t, "t.rules"));
+	cr_assert_str_eq(saved, rules);
+	free(saved);
+	cr_assert_not_null(saved = tc_read(&t, "xdg/shellesc/rules/learned.rules"));
 	cr_assert_not_null(strstr(saved, "exact=True"), "%s", saved);
 	free(saved);
-	cr_assert(!tc_exists(&t, "xdg/shellesc/rules/default.rules"));
 	tc_res_free(&r);
 	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "--default",
 	    "deny", "--", "bash", "-c", ONE));
@@ -158,8 +181,28 @@ Test(cli_answer, approver_always)
 	cr_assert_not_null(saved = tc_read(&t, "req.json"));
 	cr_assert_not_null(strstr(saved, "\"always_offered\":true"), "%s", saved);
 	free(saved);
+	cr_assert_not_null(saved = tc_read(&t, "xdg/shellesc/rules/learned.rules"));
+	cr_assert_str_eq(saved, "prefix_rule(pattern=[\"uname\"], decision=\"escalate\")\n");
+	free(saved);
 	cr_assert_not_null(saved = tc_read(&t, "t.rules"));
-	cr_assert_not_null(strstr(saved, "\"-s\"], decision=\"escalate\")"), "%s", saved);
+	cr_assert_str_eq(saved, rules);
+	free(saved);
+}
+
+/* An approver may answer "always" with run: the command runs in place,
+ * now and unasked from then on. */
+Test(cli_answer, approver_always_run)
+{
+	char *saved;
+
+	with_approver("echo x >> asked; echo '{\"decision\": \"run\", \"always\": \"prefix\"}'",
+	    "prompt", UNAMES);
+	cr_assert_str_eq(r.out, "one: 0\ntwo: 0\n", "%s", r.err);
+	cr_assert_not_null(saved = tc_read(&t, "asked"));
+	cr_assert_str_eq(saved, "x\n");
+	free(saved);
+	cr_assert_not_null(saved = tc_read(&t, "xdg/shellesc/rules/learned.rules"));
+	cr_assert_str_eq(saved, "prefix_rule(pattern=[\"uname\"], decision=\"run\")\n");
 	free(saved);
 }
 

@@ -2,7 +2,9 @@
  * test-cli-audit.c: suite cli_audit -- --audit: one JSON object per line,
  * a decision per request and an end per escalated command, matching what
  * happened; argv bytes that are not UTF-8 encoded losslessly; lines whole
- * when many requests are decided at once.
+ * when many requests are decided at once; the caller's parent pid and the
+ * decision that started it; and audit FILE's filters (--decision prompt,
+ * --no-rule) and aligned table.
  */
 #include "config.h"
 
@@ -54,13 +56,6 @@ audited(const char *script, const char *approver)
 	audited_in("wrapper", script, approver);
 }
 
-static json_int_t
-jint(json_t *j, const char *key)
-{
-	cr_assert(json_is_integer(json_object_get(j, key)), "no integer \"%s\"", key);
-	return json_integer_value(json_object_get(j, key));
-}
-
 static void
 check_head(json_t *e, const char *event)
 {
@@ -86,8 +81,8 @@ Test(cli_audit, events_match_what_happened)
 	cr_assert_str_eq(tc_jstr(deny, "cwd"), t.dir);
 	cr_assert_str_eq(tc_jstr(deny, "reason"), "no touching");
 	cr_assert_str_eq(tc_jstr(deny, "intercept"), "wrapper");
-	cr_assert_eq(jint(deny, "uid"), (json_int_t)getuid());
-	cr_assert_gt(jint(deny, "pid"), 0);
+	cr_assert_eq(tc_jint(deny, "uid"), (json_int_t)getuid());
+	cr_assert_gt(tc_jint(deny, "pid"), 0);
 	cr_assert_eq(json_array_size(json_object_get(deny, "flags")), 0);
 	rule = json_object_get(deny, "rule");
 	cr_assert_str_eq(tc_jstr(rule, "decision"), "deny");
@@ -97,12 +92,13 @@ Test(cli_audit, events_match_what_happened)
 	check_head(esc, "decision");
 	cr_assert_str_eq(tc_jstr(esc, "decision"), "escalate");
 	cr_assert(json_is_null(json_object_get(esc, "reason")));
-	id = jint(esc, "id");
+	id = tc_jint(esc, "id");
 	check_head(end, "end");
-	cr_assert_eq(jint(end, "id"), id);
-	cr_assert_eq(jint(end, "exit_code"), 3);
+	cr_assert_eq(tc_jint(end, "id"), id);
+	cr_assert_eq(tc_jint(end, "ppid"), tc_jint(esc, "ppid"));
+	cr_assert_eq(tc_jint(end, "exit_code"), 3);
 	cr_assert(json_is_null(json_object_get(end, "signal")));
-	cr_assert_geq(jint(end, "duration_ms"), 0);
+	cr_assert_geq(tc_jint(end, "duration_ms"), 0);
 	cr_assert_not_null(strstr(tc_jstr(end, "program"), "/sh"));
 
 	cr_assert_str_eq(tc_jstr(run, "decision"), "run");
@@ -138,7 +134,7 @@ Test(cli_audit, end_of_a_signalled_command)
 {
 	audited(TC_GATE "G sh -c 'kill -KILL $$'", NULL);
 	cr_assert_eq(nev, 2);
-	cr_assert_eq(jint(ev[1], "signal"), 9);
+	cr_assert_eq(tc_jint(ev[1], "signal"), 9);
 	cr_assert(json_is_null(json_object_get(ev[1], "exit_code")));
 }
 
@@ -215,4 +211,92 @@ Test(cli_audit, path_walk_repeat_decided_once)
 	cr_assert_not_null(strstr(r.err, "execution denied"), "%s", r.err);
 	cr_assert_null(strstr(strstr(r.err, "execution denied") + 1, "execution denied"),
 	    "said twice:\n%s", r.err);
+}
+
+/* Each decision names the caller's parent pid, and the decision that let
+ * that parent run where this session made it: a command started by a
+ * command leads back to it. */
+Test(cli_audit, parent_pid_and_decision)
+{
+	json_int_t outer;
+
+	TC_NEED_PRELOAD(&t, &r);
+	/* bash -c 'X; true' forks for X, so X's parent is that bash */
+	audited_in("preload", "bash -c '/usr/bin/true; true'", NULL);
+	cr_assert_eq(nev, 2, "%s", tc_read(&t, "audit.log"));
+	cr_assert_str_eq(tc_jstr(ev[0], "decision"), "run");
+	outer = tc_jint(ev[0], "id");
+	cr_assert_eq(tc_jint(ev[1], "ppid"), tc_jint(ev[0], "pid"));
+	cr_assert_eq(tc_jint(ev[1], "parent_id"), outer);
+	/* the script's own bash was not a decision: its children have none */
+	cr_assert(json_is_null(json_object_get(ev[0], "parent_id")));
+	cr_assert_gt(tc_jint(ev[0], "ppid"), 1);
+}
+
+static size_t
+lines_of(const char *s)
+{
+	size_t n = 0;
+
+	for (; (s = strchr(s, '\n')) != NULL; s++)
+		n++;
+	return n;
+}
+
+/* audit --decision prompt: what was asked about; --no-rule: what no rule
+ * matched. */
+Test(cli_audit, filters_prompt_and_no_rule)
+{
+	audited(TC_GATE "G cat /dev/null; G true; G touch made", "echo '{\"decision\": \"run\"}'");
+	cr_assert_eq(nev, 3, "%s", tc_read(&t, "audit.log"));
+	tc_res_free(&r);
+	tc_run(&t, &r, NULL, TS_V("audit", "--decision", "prompt", "audit.log"));
+	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
+	cr_assert_eq(lines_of(r.out), 2, "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "/cat /dev/null"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "answered run"), "%s", r.out);
+	tc_res_free(&r);
+	tc_run(&t, &r, NULL, TS_V("audit", "--no-rule", "audit.log"));
+	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
+	cr_assert_eq(lines_of(r.out), 2, "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "/true"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "no rule matched"), "%s", r.out);
+}
+
+/* The table's columns line up whatever the entries' lengths, and
+ * untrusted strings are shown escaped. */
+Test(cli_audit, table_columns_align)
+{
+	static const char log[] =
+	    "{\"time\":\"2026-12-01T10:00:00.000Z\",\"event\":\"decision\",\"id\":7,\"pid\":12,"
+	    "\"ppid\":1,\"parent_id\":null,\"program\":\"/bin/true\",\"argv\":[\"true\"],"
+	    "\"rule\":null,\"decision\":\"run\"}\n"
+	    "{\"time\":\"2026-12-01T10:00:01.000Z\",\"event\":\"decision\",\"id\":12345,"
+	    "\"pid\":1234567,\"ppid\":12,\"parent_id\":7,\"program\":\"/bin/e\\u001bvil\","
+	    "\"argv\":[\"e\\u001bvil\",\"x\"],\"rule\":{\"source\":\"/a/long/rules/file.rules:42\","
+	    "\"decision\":\"escalate\"},\"decision\":\"escalate\"}\n";
+	const char *cols[] = { "DECISION", "ID", "PID", "PPID", "PARENT", "RULE", "COMMAND" };
+	const char *row1[] = { "run", "7", "12", "1", "-", "no rule matched", "/bin/true" };
+	const char *row2[] = { "escalate", "12345", "1234567", "12", "7",
+	    "/a/long/rules/file.rules:42", "'/bin/e\\033vil' x" };
+	char *lines[3], *save = NULL;
+
+	tc_file(&t, "hand.log", log);
+	tc_run(&t, &r, NULL, TS_V("audit", "hand.log"));
+	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
+	cr_assert_null(strchr(r.out, '\033'), "an escape reached the terminal");
+	lines[0] = strtok_r(r.out, "\n", &save);
+	lines[1] = strtok_r(NULL, "\n", &save);
+	lines[2] = strtok_r(NULL, "\n", &save);
+	cr_assert_not_null(lines[2]);
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		const char *h = strstr(lines[0], cols[i]);
+		size_t at = h ? (size_t)(h - lines[0]) : 0;
+
+		cr_assert(h != NULL && strlen(lines[1]) > at && strlen(lines[2]) > at, "%s: %s",
+		    cols[i], r.out);
+		cr_assert(strncmp(lines[1] + at, row1[i], strlen(row1[i])) == 0 &&
+		    strncmp(lines[2] + at, row2[i], strlen(row2[i])) == 0,
+		    "not under %s:\n%s\n%s\n%s", cols[i], lines[0], lines[1], lines[2]);
+	}
 }

@@ -134,15 +134,15 @@ Test(cli_check_author, examples_run_as_tests)
 	expect_out("pass ex.rules:1:49: match example \"git push x\" matches the rule\n");
 	expect_out("pass ex.rules:2:18: not_match example \"git pull\" does not match");
 	expect_out("FAIL ex.rules:3:37: match example \"lsx\" does not match the rule\n");
-	expect_out("2 examples held, 1 failed; 0 other errors\n");
+	expect_out("2 examples held, 1 failed; 0 other errors, 0 warnings\n");
 	tc_res_free(&r);
 	tc_run(&t, &r, NULL, TS_V("check", "-p", TEST_DEMO_RULES));
 	cr_expect_eq(tc_code(&r), 0, "%s%s", r.out, r.err);
-	expect_out("3 examples held, 0 failed; 0 other errors\n");
+	expect_out("3 examples held, 0 failed; 0 other errors, 0 warnings\n");
 }
 
 /* Every error of a file, each with its line and a caret; a missing file
- * is FILE:0:0. */
+ * is named as a rules file, with no made-up line 0 and column 0. */
 Test(cli_check_author, every_error_with_a_caret)
 {
 	tc_file(&t, "bad.rules",
@@ -164,7 +164,10 @@ Test(cli_check_author, every_error_with_a_caret)
 	tc_res_free(&r);
 	tc_run(&t, &r, NULL, TS_V("check", "-p", "missing.rules", "ls"));
 	cr_expect_eq(tc_code(&r), 125);
-	expect_err("shellesc: missing.rules:0:0: No such file or directory\n");
+	/* issue item 10: no bogus 0:0, and a hint */
+	expect_err("shellesc: missing.rules: No such file or directory (-p takes "
+	    "a rules file or a directory of *.rules files: is the path right?)\n");
+	cr_expect_null(strstr(r.err, ":0:0"), "%s", r.err);
 }
 
 /* Codex's default.rules: a network_rule loads, with a warning at its line;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "helpers/base.h"
 #include "helpers/cli.h"
 #include "helpers/preload.h"
 
@@ -112,19 +113,6 @@ static const struct pathcase {
 };
 #define NPATHCASES (sizeof(pathcases) / sizeof(pathcases[0]))
 
-/* s with each "%" replaced by dir (malloc'd). */
-static char *
-in_dir(const char *s, const char *dir)
-{
-	char *out = malloc(strlen(s) * (strlen(dir) + 1) + 1), *o = out;
-
-	cr_assert_not_null(out);
-	for (; *s; s++)
-		o = *s == '%' ? stpcpy(o, dir) : (*o = *s, o + 1);
-	*o = '\0';
-	return out;
-}
-
 /* What the preload asked the server about for exec-probe's execvp(file). */
 static char *
 preload_asks(const char *path, const char *file)
@@ -156,16 +144,16 @@ ParameterizedTest(size_t *i, cli_check, names_what_the_preload_runs)
 	char *path, *want, *asked;
 
 	TC_NEED_PRELOAD(&t, &r);	/* first: a skip leaves nothing allocated */
-	path = c->path ? in_dir(c->path, t.dir) : NULL;
-	want = in_dir(c->program, t.dir);
+	path = c->path ? th_subst(c->path, "%", t.dir) : NULL;
+	want = th_subst(c->program, "%", t.dir);
 	cr_log_info("case: %s", c->name);
-	tp_put(t.dir, "prog", "exit 0\n", 0755);
-	tp_put(t.dir, "a", NULL, 0755);
-	tp_put(t.dir, "a/prog", "exit 0\n", 0644);
-	tp_put(t.dir, "b", NULL, 0755);
-	tp_put(t.dir, "b/prog", "exit 0\n", 0755);
-	tp_put(t.dir, "d", NULL, 0755);
-	tp_put(t.dir, "d/prog", NULL, 0755);
+	th_put(t.dir, "prog", "exit 0\n", 0755);
+	th_put(t.dir, "a", NULL, 0755);
+	th_put(t.dir, "a/prog", "exit 0\n", 0644);
+	th_put(t.dir, "b", NULL, 0755);
+	th_put(t.dir, "b/prog", "exit 0\n", 0755);
+	th_put(t.dir, "d", NULL, 0755);
+	th_put(t.dir, "d/prog", NULL, 0755);
 	asked = preload_asks(path, c->file);
 	cr_assert_str_eq(asked, want, "%s: the preload asked about %s", c->name, asked);
 	tc_setpath(&t, path);

@@ -11,41 +11,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers/base.h"
 #include "helpers/cli.h"
 
 TC_SUITE(cli_complete, NULL);
 
 static char out[4096];
 
-/* A whole file, malloc'd, or NULL. */
-static char *
-slurp(FILE *f)
-{
-	char *s = NULL;
-	size_t cap = 0;
-
-	if (f == NULL || getdelim(&s, &cap, '\0', f) < 0) {
-		free(s);
-		s = NULL;
-	}
-	return s;
-}
-
 /* What bash's completion offers for the words (the last one is completed). */
 static void
 complete(const char *words)
 {
-	char cmd[1024], *s;
+	char cmd[1024];
 	FILE *f;
+	size_t n;
 
 	snprintf(cmd, sizeof(cmd), "bash --norc -c 'source %s/shellesc; COMP_WORDS=(%s); "
 	    "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _shellesc; echo \"${COMPREPLY[*]}\"'",
 	    TEST_COMPLETIONS, words);
 	cr_assert_not_null(f = popen(cmd, "r"));
-	s = slurp(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
 	cr_assert_eq(pclose(f), 0, "%s", cmd);
-	snprintf(out, sizeof(out), "%s", s ? s : "");
-	free(s);
 }
 
 Test(cli_complete, bash_commands_options_words)
@@ -72,17 +59,10 @@ ParameterizedTestParameters(cli_complete, every_option_is_known)
 /* Each --option of shellesc help COMMAND is in both completion files. */
 ParameterizedTest(size_t *i, cli_complete, every_option_is_known)
 {
-	char path[512], *files[2];
+	char *files[2];
 
-	FILE *f;
-
-	for (int k = 0; k < 2; k++) {
-		snprintf(path, sizeof(path), "%s/%s", TEST_COMPLETIONS, k ? "_shellesc" : "shellesc");
-		files[k] = slurp(f = fopen(path, "r"));
-		if (f)
-			fclose(f);
-	}
-	cr_assert(files[0] && files[1], "no completion files in %s", TEST_COMPLETIONS);
+	for (int k = 0; k < 2; k++)
+		files[k] = th_read_file(th_at(TEST_COMPLETIONS, k ? "_shellesc" : "shellesc"), NULL);
 	tc_run(&t, &r, NULL, TS_V("help", (char *)cmds[*i]));
 	for (const char *p = r.out; (p = strstr(p, " --")) != NULL; p += 3) {
 		char name[64];

@@ -18,7 +18,6 @@
 
 #include "helpers/base.h"
 #include "helpers/cli.h"
-#include "helpers/rules.h"
 #include "helpers/user.h"
 
 static const char rules[] =
@@ -87,7 +86,7 @@ Test(cli_env, escalated_commands_get_the_outer_tmpdir)
 		n++;
 	t.env[n] = "TMPDIR=/tmp";
 	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-s", "landlock",
-	    "--", "bash", "-c", TC_GATE "echo \"in: $TMPDIR\"; G env"));
+	    "--rules-writable", "--", "bash", "-c", TC_GATE "echo \"in: $TMPDIR\"; G env"));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_not_null(strstr(r.out, "in: /tmp/shellesc."), "%s", r.out);
 	cr_assert(th_has_line(r.out, "TMPDIR=/tmp"), "%s", r.out);
@@ -121,21 +120,11 @@ static const char hello_gz[] =
     "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xcb\x48\xcd\xc9\xc9\xe7\x02\x00\x20\x30\x3a\x36"
     "\x06\x00\x00\x00";
 
-static bool
-in_dir(const char *dir, const char *name)
-{
-	char *p = tr_path(dir, name);
-	bool yes = access(p, F_OK) == 0;
-
-	free(p);
-	return yes;
-}
-
 /* A directory of the unprivileged user's, outside the test's closed one. */
 static char *
 user_dir(const struct tu_user *u)
 {
-	char *d = tr_tmpdir();
+	char *d = th_tmpdir();
 
 	cr_assert_eq(chmod(d, 0755), 0);
 	if (u->created)
@@ -189,9 +178,9 @@ Test(cli_env, environment_attacks_from_the_sandbox)
 	out = user_dir(&u);
 	repo = user_dir(&u);
 	home = user_dir(&u);
-	rulesf = tr_path(home, "t.rules");
-	tr_write_file(rulesf, attack_rules);
-	gz = tr_path(repo, "hello.gz");
+	rulesf = th_path(home, "t.rules");
+	th_write_file(rulesf, attack_rules);
+	gz = th_path(repo, "hello.gz");
 	cr_assert_not_null(f = fopen(gz, "w"));
 	cr_assert_eq(fwrite(hello_gz, 1, sizeof(hello_gz) - 1, f), sizeof(hello_gz) - 1);
 	cr_assert_eq(fclose(f), 0);
@@ -217,9 +206,9 @@ Test(cli_env, environment_attacks_from_the_sandbox)
 	cr_log_info("shellesc run as %s: status %#x\nstdout:\n%sstderr:\n%s", u.name, st, o, err);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x: %s", st, err);
 	cr_assert_null(strstr(o, "not sandboxed"), "the sandboxed side could write outside");
-	fsm = in_dir(out, "fsmonitor-ran");
-	trace = in_dir(out, "trace");
-	gzip = in_dir(out, "gzip-ran");
+	fsm = th_exists(out, "fsmonitor-ran");
+	trace = th_exists(out, "trace");
+	gzip = th_exists(out, "gzip-ran");
 	cr_assert(!fsm && !trace && !gzip, "the caller's choice ran outside:%s%s%s",
 	    fsm ? " its core.fsmonitor;" : "", trace ? " git wrote its GIT_TRACE file;" : "",
 	    gzip ? " its SBX/gzip under zcat" : "");
@@ -230,8 +219,8 @@ Test(cli_env, environment_attacks_from_the_sandbox)
 	for (size_t i = 0; i < 4; i++)
 		free(vars[i]);
 	free(rulesf);
-	tr_rmtree(sbx);
-	tr_rmtree(out);
-	tr_rmtree(repo);
-	tr_rmtree(home);
+	th_rmtree(sbx);
+	th_rmtree(out);
+	th_rmtree(repo);
+	th_rmtree(home);
 }

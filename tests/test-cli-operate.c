@@ -2,7 +2,9 @@
  * test-cli-operate.c: suite cli_operate -- what an operator meets: -v
  * shows only what did not run in place (-vv everything), the audit log
  * names rules by absolute path, an audit log that cannot be written
- * (--audit-fail warn or stop), --default allow refused, shellesc help,
+ * (--audit-fail warn or stop; either way no escalation runs unlogged), an
+ * audit file the sandbox could fill refused (--audit-writable), --default
+ * allow refused, shellesc help,
  * shellesc audit FILE's table and filters.
  */
 #include "config.h"
@@ -14,7 +16,8 @@
 
 #include "helpers/cli.h"
 
-TC_SUITE(cli_operate, "prefix_rule(pattern=[\"touch\"], decision=\"deny\")\n");
+TC_SUITE(cli_operate, "prefix_rule(pattern=[\"touch\"], decision=\"deny\")\n"
+    "prefix_rule(pattern=[\"id\"], decision=\"escalate\")\n");
 
 #define TRUES TC_GATE "G true; G true; G true; G touch made; echo \"touch: $?\""
 
@@ -63,6 +66,39 @@ Test(cli_operate, audit_fail_warns_once)
 	cr_assert_str_eq(r.out, "touch: 126\nend\n", "%s", r.err);
 	cr_assert_eq(count(r.err, "cannot write"), 1, "%s", r.err);
 	cr_assert_not_null(strstr(r.err, "events could not be written"), "%s", r.err);
+}
+
+/*
+ * warn: an escalation whose decision cannot be written is denied, saying
+ * why (a full disk, as /dev/full); what runs in place goes on.
+ */
+Test(cli_operate, audit_fail_denies_escalations)
+{
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-a", "/dev/full",
+	    "--", "bash", "-c", TC_GATE "G id -u; echo \"id: $?\"; G true; echo \"true: $?\""));
+	cr_assert_str_eq(r.out, "id: 126\ntrue: 0\n", "%s", r.err);
+	cr_assert_not_null(strstr(r.err, "nothing is escalated that it cannot show"), "%s", r.err);
+	cr_assert_eq(count(r.err, "cannot write"), 1, "%s", r.err);
+}
+
+/*
+ * An audit file beneath a writable directory of a Landlock sandbox: the
+ * sandboxed side could fill its file system.  Refused, unless
+ * --audit-writable.
+ */
+Test(cli_operate, audit_beneath_writable_refused)
+{
+	tc_need_landlock(&t, &r, 1);
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-s",
+	    "landlock", "-w", ".", "--rules-writable", "-a", "audit.log", "--", "true"));
+	cr_assert_eq(tc_code(&r), 125, "%s", r.err);
+	cr_assert_not_null(strstr(r.err, "--audit-writable"), "%s", r.err);
+	cr_assert(!tc_exists(&t, "audit.log"));
+	tc_res_free(&r);
+	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force", "-s",
+	    "landlock", "-w", ".", "--rules-writable", "-a", "audit.log", "--audit-writable", "--", "true"));
+	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
+	cr_assert(tc_exists(&t, "audit.log"));
 }
 
 /* stop: the request is denied and the session ends. */

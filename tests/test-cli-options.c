@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers/base.h"
 #include "helpers/cli.h"
 
 TC_SUITE(cli_options, NULL);
@@ -41,12 +42,7 @@ options_in(const char *from, const char *what, const char *into, const char *whe
 /* --help and shellesc(1) document the same options. */
 Test(cli_options, help_matches_the_manual)
 {
-	char *man = NULL, *plain;
-	size_t len = 0;
-	FILE *f = fopen(TEST_MAN_SHELLESC, "r");
-
-	cr_assert(f != NULL && getdelim(&man, &len, '\0', f) > 0, "no %s", TEST_MAN_SHELLESC);
-	fclose(f);
+	char *man = th_read_file(TEST_MAN_SHELLESC, NULL), *plain;
 
 	/* roff writes "--" as "\-\-" */
 	cr_assert_not_null(plain = strdup(man));

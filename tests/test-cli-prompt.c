@@ -57,6 +57,66 @@ Test(cli_prompt, approver_escalates)
 	cr_assert_not_null(strstr(tc_jstr(json_object_get(req, "rule"), "source"), "t.rules:1"));
 }
 
+/* The suite's rules plus a prompt rule naming the script s by its path: a
+ * caller that is not root could have written s, which only a rule naming
+ * its exact path may escalate, so without it no one would be asked. */
+static void
+rules_with_script(void)
+{
+	char text[8192];
+
+	snprintf(text, sizeof(text), "%sprefix_rule(pattern=[\"%s\"], decision=\"prompt\")\n",
+	    rules, tc_path(&t, "s"));
+	tc_file(&t, "t.rules", text);
+}
+
+/* The approver sees the caller's argv[0] when it is not the program's
+ * name, and a script's #! chain, which the rules decide (touch prompts). */
+Test(cli_prompt, approver_sees_argv0_and_the_shebang_chain)
+{
+	json_t *req, *in, *argv;
+	char *text, touch[4096], script[4200];
+
+	cr_assert_not_null(realpath(tc_which("touch"), touch));
+	rules_with_script();
+	snprintf(script, sizeof(script), "printf '#!%s\\n' > s && chmod +x s && "
+	    "\"$EXEC_WRAPPER\" \"$PWD/s\" myname made; echo \"s: $?\"", touch);
+	with_approver("cat > req.json; echo '{\"decision\": \"deny\"}'", "30", script);
+	cr_assert_str_eq(r.out, "s: 126\n", "%s", r.err);
+	cr_assert_not_null(text = tc_read(&t, "req.json"), "%s", r.err);
+	req = tc_json(&t, text);
+	free(text);
+	cr_assert_str_eq(tc_jstr(req, "argv0"), "myname");
+	argv = json_object_get(req, "target_argv");
+	cr_assert_str_eq(json_string_value(json_array_get(argv, 0)), "s");
+	in = json_array_get(json_object_get(req, "interpreters"), 0);
+	cr_assert_not_null(in, "%s", r.err);
+	cr_assert_str_eq(tc_jstr(in, "path"), touch);
+	argv = json_object_get(in, "argv");
+	cr_assert_eq(json_array_size(argv), 3);
+	cr_assert_str_eq(json_string_value(json_array_get(argv, 0)), touch);
+	cr_assert_str_eq(json_string_value(json_array_get(argv, 1)), tc_path(&t, "s"));
+	cr_assert_str_eq(json_string_value(json_array_get(argv, 2)), "made");
+	cr_assert_str_eq(tc_jstr(json_object_get(req, "rule"), "decision"), "prompt");
+}
+
+/* The terminal prompt shows the same: argv[0] and what the script runs. */
+Test(cli_prompt, tty_shows_argv0_and_the_shebang_chain)
+{
+	char touch[4096], script[4200], want[8400];
+
+	cr_assert_not_null(realpath(tc_which("touch"), touch));
+	rules_with_script();
+	snprintf(script, sizeof(script), "printf '#!%s\\n' > s && chmod +x s && "
+	    "\"$EXEC_WRAPPER\" \"$PWD/s\" myname made; echo \"s: $?\"", touch);
+	tc_run_pty(&t, &r, (const char *[]){ "n", NULL }, TS_V("run", "-p", "t.rules",
+	    "--mode", "wrapper", "--force", "--prompt-timeout", "30", "--", "bash", "-c", script));
+	cr_assert_not_null(strstr(r.out, "s: 126\r\n"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "  argv[0]: myname"), "%s", r.out);
+	snprintf(want, sizeof(want), "  runs:    %s %s made\r\n", touch, tc_path(&t, "s"));
+	cr_assert_not_null(strstr(r.out, want), "%s", r.out);
+}
+
 Test(cli_prompt, approver_runs_in_place)
 {
 	with_approver("echo '{\"decision\": \"run\"}'", "30", TOUCH);
@@ -118,13 +178,13 @@ pid_in(const char *name)
  * killed, not left behind. */
 Test(cli_prompt, approver_timeout_kills_it)
 {
-	int64_t t0 = ts_now_ms();
+	int64_t t0 = clock_now_ms();
 
 	with_approver("echo $$ > ap.pid; sleep 60 & echo $! > bg.pid; wait", "1", TOUCH);
 	cr_assert_str_eq(r.out, "touch: 126\n", "%s", r.err);
 	cr_assert_not_null(strstr(r.err, "the approver did not answer in time (--prompt-timeout 1)"),
 	    "%s", r.err);
-	cr_assert_lt(ts_now_ms() - t0, 10000);
+	cr_assert_lt(clock_now_ms() - t0, 10000);
 	cr_assert(ts_pid_gone(pid_in("ap.pid"), 5000), "the approver outlived its prompt");
 	cr_assert(ts_pid_gone(pid_in("bg.pid"), 5000), "the approver's child outlived the prompt");
 }
@@ -195,7 +255,8 @@ Test(cli_prompt, tty_no)
 Test(cli_prompt, tty_asks_again)
 {
 	cr_assert_eq(on_pty((const char *[]){ "perhaps", "yes", NULL }, "30", TOUCH), 2);
-	cr_assert_not_null(strstr(r.out, "shellesc: please answer y, r or n\r\nAllow it?"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "shellesc: please answer y, r or n\r\n  program: "), "%s",
+	    r.out);
 	cr_assert_not_null(strstr(r.out, "touch: 0\r\n"), "%s", r.out);
 }
 
@@ -207,7 +268,7 @@ Test(cli_prompt, tty_timeout)
 }
 
 /* always: escalated, remembered for the rest of the session and in the
- * user's rules file, which the next session (with no one to ask) honours. */
+ * user's learned file, which the next session (with no one to ask) honours. */
 Test(cli_prompt, tty_always_is_remembered)
 {
 	const char *script = TC_GATE "G touch made; echo \"touch: $?\"; G touch made; echo \"again: $?\"";
@@ -217,7 +278,7 @@ Test(cli_prompt, tty_always_is_remembered)
 	    "--mode", "wrapper", "--force", "--default", "prompt", "--", "bash", "-c", (char *)script)), 1);
 	cr_assert_not_null(strstr(r.out, "[a]lways"), "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "touch: 0\r\nagain: 0\r\n"), "%s", r.out);
-	saved = tc_read(&t, "xdg/shellesc/rules/default.rules");
+	saved = tc_read(&t, "xdg/shellesc/rules/learned.rules");
 	cr_assert_not_null(saved, "always wrote no rules file");
 	snprintf(rule, sizeof(rule), "\"%s\", \"made\"", tc_which("touch"));
 	cr_assert_not_null(strstr(saved, rule), "%s", saved);

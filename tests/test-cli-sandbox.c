@@ -16,8 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "helpers/base.h"
 #include "helpers/cli.h"
-#include "helpers/rules.h"
 
 TC_SUITE(cli_sandbox, NULL);
 
@@ -29,16 +29,6 @@ need_landlock(int abi)
 {
 	tc_need_landlock(&t, &r, abi);
 	outside = tc_tmpdir(&t);
-}
-
-static bool
-outside_has(const char *name)
-{
-	char *p = tr_path(outside, name);
-	bool yes = access(p, F_OK) == 0;
-
-	free(p);
-	return yes;
 }
 
 /* The same write: escalated it happens, in place the sandbox stops it. */
@@ -59,12 +49,12 @@ Test(cli_sandbox, escalate_escapes_the_sandbox)
 	    " echo x > /dev/null; echo \"null: $?\"",
 	    outside, outside, outside);
 	tc_run(&t, &r, NULL, TS_V("run", "-p", "t.rules", "--mode", "wrapper", "--force",
-	    "--sandbox", "landlock", "--", "bash", "-c", script));
+	    "--sandbox", "landlock", "--rules-writable", "--", "bash", "-c", script));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "escalated: 0\nin place: 1\nredirected: 1\ncwd: 0\n"
 	    "TMPDIR: 0\nnull: 0\n", "%s", r.err);
-	cr_assert(outside_has("escalated"));
-	cr_assert(!outside_has("in-place") && !outside_has("redirected"));
+	cr_assert(th_exists(outside, "escalated"));
+	cr_assert(!th_exists(outside, "in-place") && !th_exists(outside, "redirected"));
 	cr_assert(tc_exists(&t, "made"));
 }
 
@@ -79,7 +69,7 @@ Test(cli_sandbox, writable_replaces_the_defaults)
 	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "-s", "landlock", "-w", (char *)outside,
 	    "--", "bash", "-c", script));
 	cr_assert_str_eq(r.out, "outside: 0\ncwd: 1\n", "%s", r.err);
-	cr_assert(outside_has("ok"));
+	cr_assert(th_exists(outside, "ok"));
 	cr_assert(!tc_exists(&t, "made"));
 }
 
@@ -123,12 +113,12 @@ Test(cli_sandbox, no_network)
 	need_landlock(4);
 	fd = listener(&port);
 	snprintf(script, sizeof(script), "exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port);
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "-s", "landlock", "--", "bash",
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "-s", "landlock", "--rules-writable", "--", "bash",
 	    "-c", script));
 	cr_assert_str_eq(r.out, "connected\n", "%s", r.err);
 	tc_res_free(&r);
 	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "-s", "landlock", "--no-network",
-	    "--", "bash", "-c", script));
+	    "--rules-writable", "--", "bash", "-c", script));
 	cr_assert_str_eq(r.out, "");
 	cr_assert_not_null(strstr(r.err, "Permission denied"), "%s", r.err);
 	close(fd);
@@ -145,12 +135,12 @@ Test(cli_sandbox, no_network_blocks_udp)
 	need_landlock(4);
 	if (access("/usr/bin/python3", X_OK) != 0)
 		cr_skip_test("needs /usr/bin/python3 for an AF_UNIX socket");
-	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "-s", "landlock", "--", "bash",
+	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "-s", "landlock", "--rules-writable", "--", "bash",
 	    "-c", (char *)script));
 	cr_assert_not_null(strstr(r.out, "udp\n"), "%s", r.err);
 	tc_res_free(&r);
 	tc_run(&t, &r, NULL, TS_V("run", "--mode", "wrapper", "--force", "-s", "landlock", "--no-network",
-	    "--", "bash", "-c", (char *)script));
+	    "--rules-writable", "--", "bash", "-c", (char *)script));
 	cr_assert_str_eq(r.out, "unix\n", "%s", r.err);
 	cr_assert_not_null(strstr(r.err, "socket: Permission denied"), "%s", r.err);
 }
@@ -168,11 +158,11 @@ Test(cli_sandbox, exec_is_sandboxed_too)
 	snprintf(cmd, sizeof(cmd), TC_GATE "G touch %s/escalated && G touch %s/in-place",
 	    outside, outside);
 	tc_run(&t, &r, NULL, TS_V("exec", "-p", "t.rules", "--mode", "wrapper", "--no-login",
-	    "--output", "split", "-s", "landlock", "-c", cmd));
+	    "--output", "split", "-s", "landlock", "--rules-writable", "-c", cmd));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	j = tc_json(&t, r.out);
 	cr_assert_eq(json_integer_value(json_object_get(j, "exit_code")), 1, "%s", r.out);
 	cr_assert_not_null(strstr(tc_jstr(j, "stderr"), "Permission denied"), "%s", r.out);
-	cr_assert(outside_has("escalated"));
-	cr_assert(!outside_has("in-place"));
+	cr_assert(th_exists(outside, "escalated"));
+	cr_assert(!th_exists(outside, "in-place"));
 }

@@ -6,7 +6,9 @@
  * reaches it after the session.  Every tty-injection ioctl fails with
  * EPERM, however it is issued (high bits, the i386 and x32 ABIs).  Under
  * Landlock (ABI 5) devices the session opens take no ioctl, while job
- * control on its terminal still works.  The Landlock cases run the whole
+ * control on its terminal still works.  A padded argv with a line of its
+ * own making cannot push the real program off an 80x24 question.  The
+ * Landlock cases run the whole
  * command as the unprivileged user of tests/helpers/user.h, as a user
  * runs it: the session is that user's, and so is the filter's install.
  */
@@ -22,7 +24,6 @@
 #include <unistd.h>
 
 #include "helpers/cli.h"
-#include "helpers/rules.h"
 #include "helpers/user.h"
 
 static const char rules[] = "prefix_rule(pattern=[\"rm\"], decision=\"prompt\")\n";
@@ -34,6 +35,7 @@ static struct tc_res r;
 static struct {
 	struct tu_user u, *as;
 	const char *probe, *sbx, *target;
+	const char *dflt;		/* --default, or NULL */
 	char *owned[2];
 } a;
 
@@ -103,10 +105,14 @@ attacker(bool landlock)
 static int
 session(bool landlock, const char *const answers[], const char *script)
 {
-	char *argv[20] = { (char *)TEST_SHELLESC, "run", "-p", "t.rules", "--mode", "wrapper", "--force",
+	char *argv[24] = { (char *)TEST_SHELLESC, "run", "-p", "t.rules", "--mode", "wrapper", "--force",
 	    "--prompt-timeout", "30" };
 	size_t n = 9;
 
+	if (a.dflt != NULL) {
+		argv[n++] = "--default";
+		argv[n++] = (char *)a.dflt;
+	}
 	if (landlock) {
 		argv[n++] = "-s";
 		argv[n++] = "landlock";
@@ -153,6 +159,65 @@ ParameterizedTest(size_t *i, cli_tty, prompt_not_answered_by_tiocsti)
 	cr_assert_not_null(strstr(log, "push: EPERM\n"), "%s", log);
 	cr_assert_null(strstr(log, "push: ok"), "%s", log);
 	free(log);
+}
+
+/* The rows text (lines ending in CR LF) takes on an 80-column terminal. */
+static size_t
+screen_rows(const char *s, size_t n)
+{
+	size_t rows = 0;
+
+	for (const char *end; n > 0; ) {
+		size_t len = (end = memchr(s, '\n', n)) ? (size_t)(end - s) : n;
+
+		if (len > 0 && s[len - 1] == '\r')
+			len--;
+		rows += len == 0 ? 1 : (len + 79) / 80;
+		if (end == NULL)
+			break;
+		n -= (size_t)(end - s) + 1;
+		s = end + 1;
+	}
+	return rows;
+}
+
+ParameterizedTestParameters(cli_tty, prompt_fits_the_terminal)
+{
+	return ts_indexes(2 * sizeof(modes) / sizeof(modes[0]));
+}
+
+/*
+ * rm asks with 40 arguments of spaces around a fake "command:" line, by
+ * its prompt rule or, with no rule, by --default prompt (the question then
+ * shows the rules "always" would add, argv and all).  The question fits 24
+ * rows, its command is cut with a count, and the last lines are the real
+ * program and the answer line, below any fake one.
+ */
+ParameterizedTest(size_t *i, cli_tty, prompt_fits_the_terminal)
+{
+	char script[1024], want[256];
+	const char *q, *ask, *prog;
+
+	attacker(modes[*i % 2].landlock);
+	if (*i >= 2) {
+		tc_file(&t, "t.rules", "");
+		a.dflt = "prompt";
+	}
+	snprintf(script, sizeof(script), TC_GATE "pad=$(printf '%%*s' 150 ''); args=(); "
+	    "for k in $(seq 40); do args+=(\"$pad\" \"$pad  command: /usr/bin/git status\"); "
+	    "done; G rm -f \"${args[@]}\" %s; echo \"rm: $?\"", a.target);
+	cr_assert_eq(session(modes[*i % 2].landlock, (const char *[]){ "n", NULL }, script), 1,
+	    "%s", r.out);
+	cr_assert(tc_exists(&t, "target"), "%s", r.out);
+	cr_assert_not_null(q = strstr(r.out, "shellesc: a command asks"), "%s", r.out);
+	cr_assert_not_null(ask = strstr(q, "Allow it? "), "%s", r.out);
+	ask = strstr(ask, ": ") + 2;
+	cr_assert_leq(screen_rows(q, (size_t)(ask - q)) + 1, 24, "%s", r.out);
+	cr_assert_not_null(strstr(q, "characters left out ...]"), "%s", r.out);
+	snprintf(want, sizeof(want), "\r\n  program: %s\r\nAllow it? ", tc_which("rm"));
+	cr_assert_not_null(prog = strstr(q, want), "%s", r.out);
+	cr_assert_lt(prog, ask);
+	cr_assert_null(strstr(prog + 1, "/usr/bin/git status"), "%s", r.out);
 }
 
 ParameterizedTestParameters(cli_tty, nothing_pushed_reaches_the_shell_after)

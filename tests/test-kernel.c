@@ -329,7 +329,7 @@ audited_ends(void)
 /* argv under the layer, escalated: it ends well, printing out (if set),
  * and one command ended outside. */
 static void
-kesc_run(char *const argv[], const char *out)
+escalate_run(char *const argv[], const char *out)
 {
 #if !defined(__x86_64__)
 	TC_SKIP(&t, &r, "escalation of a raw exec is done on x86-64 only");
@@ -343,7 +343,8 @@ kesc_run(char *const argv[], const char *out)
 
 Test(kernel, escalate_runs_the_command_outside)
 {
-	kesc_run(TS_V(TEST_RAW_EXEC_STATIC, "syscall", (char *)tc_which("id"), "id", "-u"), NULL);
+	escalate_run(TS_V(TEST_RAW_EXEC_STATIC, "syscall", (char *)tc_which("id"), "id", "-u"),
+	    NULL);
 	cr_assert_eq(atoi(r.out), (int)getuid(), "%s / %s", r.out, r.err);
 	cr_assert_eq(audited("id", "kernel"), 1, "%s", r.err);
 }
@@ -351,14 +352,14 @@ Test(kernel, escalate_runs_the_command_outside)
 /* Go's way, through a CLONE_VM|CLONE_VFORK child: its exit status... */
 Test(kernel, escalate_keeps_exit_status)
 {
-	kesc_run(TS_V(TEST_RAW_EXEC_STATIC, "vfork", (char *)tc_which("false"), "false"),
+	escalate_run(TS_V(TEST_RAW_EXEC_STATIC, "vfork", (char *)tc_which("false"), "false"),
 	    "child exit=1\n");
 }
 
 /* ...and its death by a signal. */
 Test(kernel, escalate_keeps_death_by_signal)
 {
-	kesc_run(TS_V(TEST_RAW_EXEC_STATIC, "vfork", (char *)tc_which("env"), "env", "/bin/sh",
+	escalate_run(TS_V(TEST_RAW_EXEC_STATIC, "vfork", (char *)tc_which("env"), "env", "/bin/sh",
 	    "-c", "kill -KILL $$"), "child signal=9\n");
 }
 
@@ -422,25 +423,9 @@ static const char go_rm[] =
     "\t}\n"
     "}\n";
 
-/* go build -o NAME NAME.go in t's directory, with caches of its own. */
-static void
-go_build(const char *name)
-{
-	const char *d = tc_path(&t, ".");
-	char cmd[8192];
-
-	snprintf(cmd, sizeof(cmd), "cd '%s' && HOME='%s' GOCACHE='%s/gocache' GOPATH='%s/gopath' "
-	    "CGO_ENABLED=0 GOFLAGS= GO111MODULE=off PATH=/usr/bin:/bin "
-	    "go build -o %s %s.go 2>&1", d, d, d, d, name, name);
-	cr_assert_eq(system(cmd), 0, "go build failed: %s", cmd);
-}
-
 Test(kernel, go_program_denied, .timeout = 300)
 {
-	if (access("/usr/bin/go", X_OK) != 0)
-		cr_skip_test("golang-go is not installed (./bootstrap installs it): no Go program to run");
-	tc_file(&t, "gorm.go", go_rm);
-	go_build("gorm");
+	th_go_build(tc_path(&t, "."), "gorm", go_rm);
 	tc_file(&t, "victim", "x");
 	krun("preload,kernel", NULL, TS_V((char *)tc_path(&t, "gorm"), (char *)tc_path(&t, "victim")));
 	cr_assert(tc_exists(&t, "victim"), "the Go program's rm ran: %s", r.err);

@@ -24,16 +24,16 @@ static struct shellesc_session *s;
 
 /* A directory holding F (the victim) and rm, a symlink to the real one. */
 struct victim {
-	char dir[64], f[96], rm[96];
+	char *dir, f[4200], rm[4200];
 };
 
 static void
 victim_make(struct victim *v)
 {
-	tp_tmpdir(v->dir);
+	v->dir = th_tmpdir();
 	snprintf(v->f, sizeof(v->f), "%s/F", v->dir);
 	snprintf(v->rm, sizeof(v->rm), "%s/rm", v->dir);
-	tp_put(v->dir, "F", "precious\n", 0644);
+	th_put(v->dir, "F", "precious\n", 0644);
 	cr_assert_eq(symlink("/bin/rm", v->rm), 0);
 }
 
@@ -124,7 +124,7 @@ ParameterizedTest(size_t *i, preload_attack, wrapper_variables, .timeout = TS_TI
 		free((char *)argv[k]);
 	tp_out_free(&o);
 	ts_end(s, &tp);
-	tp_rmtree(v.dir);
+	th_rmtree(v.dir);
 }
 
 /* How many lines of text start with prefix; *last: the last such line. */
@@ -189,16 +189,48 @@ ParameterizedTest(size_t *i, preload_attack, one_copy_of_each_session_variable,
 }
 
 /*
+ * The session's first program (its environment made by the library,
+ * shellesc_env_merge) and the programs it runs (the preload's copy) see
+ * one LD_PRELOAD: this library first and once, whatever the caller's
+ * held -- here this library again, after a space, which ld.so splits at
+ * as at a colon.
+ */
+Test(preload_attack, one_preload_list_for_the_first_program_and_its_children,
+    .timeout = TS_TIMEOUT)
+{
+#define want "LD_PRELOAD=" TEST_PRELOAD ":libm.so.6"
+	char **env, line[4096];
+	struct ts_proc p;
+	char *out, *err;
+	int st;
+
+	s = tp_start(&tp, SHELLESC_RUN, 0);
+	env = ts_env(s, "TEST_ACTION=run", "LD_PRELOAD=libm.so.6 " TEST_PRELOAD, NULL);
+	ts_proc_start(&p, NULL, env, "/bin/sh", TS_V("sh", "-c",
+	    "echo \"LD_PRELOAD=$LD_PRELOAD\"; exec /usr/bin/env"));
+	st = ts_proc_wait(&p, &out, NULL, &err);
+	cr_assert_eq(st, 0, "status %#x, stderr: %s", st, err);
+	cr_assert_eq(lines_with(out, "LD_PRELOAD=", line, sizeof(line)), 2, "%s", out);
+	cr_assert(strncmp(out, want "\n", strlen(want) + 1) == 0,
+	    "the first program's LD_PRELOAD:\n%s", out);
+	cr_assert_str_eq(line, want, "its child's LD_PRELOAD");
+	free(out);
+	free(err);
+	shellesc_env_free(env);
+	ts_end(s, &tp);
+#undef want
+}
+
+/*
  * The wrapper is recognized by what it is, not by how it is named: through
  * a symlink of another name, its exec is still not a decision of its own
  * (the wrapper asks about its FILE, once).
  */
 Test(preload_attack, wrapper_known_by_identity, .timeout = TS_TIMEOUT)
 {
-	char dir[64], w[96], cmd[256];
+	char *dir = th_tmpdir(), w[4200], cmd[4400];
 	struct tp_out o;
 
-	tp_tmpdir(dir);
 	snprintf(w, sizeof(w), "%s/w", dir);
 	cr_assert_eq(symlink(TEST_WRAPPER, w), 0);
 	snprintf(cmd, sizeof(cmd), "%s /usr/bin/true true; echo rc=$?", w);
@@ -208,7 +240,7 @@ Test(preload_attack, wrapper_known_by_identity, .timeout = TS_TIMEOUT)
 	cr_assert_str_eq(tp.history, "/usr/bin/true\n", "decided:\n%s", tp.history);
 	tp_out_free(&o);
 	ts_end(s, &tp);
-	tp_rmtree(dir);
+	th_rmtree(dir);
 }
 
 /* --- racing the exec ---------------------------------------------------- */
@@ -280,5 +312,5 @@ ParameterizedTest(size_t *i, preload_attack, racing_thread, .timeout = 120)
 	free(err);
 	shellesc_env_free(env);
 	ts_end(s, &tp);
-	tp_rmtree(v.dir);
+	th_rmtree(v.dir);
 }

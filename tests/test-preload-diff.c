@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helpers/base.h"
 #include "helpers/preload.h"
 
 static struct tpol tp;
@@ -166,43 +167,32 @@ static const char *const search_entries[] = { "execvp", "execvpe", "execlp", "po
 static const char *const path_entries[] = { "execve", "execv", "execl", "execle", "fexecve",
 	"execveat", "execveat-fd", "execveat-cwd", "posix_spawn", NULL };
 
-/* A malloc'd copy of s with "%" made dir. */
 static char *
-in_dir(const char *text, const char *dir)
+make_path_fixtures(void)
 {
-	char *out = malloc(strlen(text) * strlen(dir) + 1), *o = out;
+	char *dir = th_tmpdir();
 
-	cr_assert_not_null(out);
-	for (; *text; text++)
-		o = *text == '%' ? stpcpy(o, dir) : (*o = *text, o + 1);
-	*o = '\0';
-	return out;
-}
-
-static void
-make_path_fixtures(char *dir)
-{
-	tp_tmpdir(dir);
-	tp_put(dir, "a", NULL, 0755);
-	tp_put(dir, "a/cmd", "echo a-cmd\n", 0644);
-	tp_put(dir, "b", NULL, 0755);
-	tp_put(dir, "b/cmd", NULL, 0755);
-	tp_put(dir, "c", NULL, 0755);
-	tp_put(dir, "c/cmd", "#!/bin/sh\necho c-cmd \"$@\"\n", 0755);
-	tp_put(dir, "ns", NULL, 0755);
-	tp_put(dir, "ns/nosh", "echo noshebang-ran \"$@\"\n", 0755);
-	tp_put(dir, "e", NULL, 0755);
-	tp_put(dir, "e/noexec", "echo noexec\n", 0644);
-	tp_put(dir, "bi", NULL, 0755);
-	tp_put(dir, "bi/cmd", "#!/nonexistent/interp\n", 0755);
+	th_put(dir, "a", NULL, 0755);
+	th_put(dir, "a/cmd", "echo a-cmd\n", 0644);
+	th_put(dir, "b", NULL, 0755);
+	th_put(dir, "b/cmd", NULL, 0755);
+	th_put(dir, "c", NULL, 0755);
+	th_put(dir, "c/cmd", "#!/bin/sh\necho c-cmd \"$@\"\n", 0755);
+	th_put(dir, "ns", NULL, 0755);
+	th_put(dir, "ns/nosh", "echo noshebang-ran \"$@\"\n", 0755);
+	th_put(dir, "e", NULL, 0755);
+	th_put(dir, "e/noexec", "echo noexec\n", 0644);
+	th_put(dir, "bi", NULL, 0755);
+	th_put(dir, "bi/cmd", "#!/nonexistent/interp\n", 0755);
+	return dir;
 }
 
 /* exec-probe [-p PATH] [-e] ENTRY FILE prog -c 'echo ran', both ways. */
 static void
 path_case(const struct pathcase *c, const char *entry, const char *dir)
 {
-	char *path = c->path ? in_dir(c->path, dir) : NULL, *file = in_dir(c->file, dir);
-	char *cwd = in_dir(c->cwd, dir), what[256];
+	char *path = c->path ? th_subst(c->path, "%", dir) : NULL, *file = th_subst(c->file, "%", dir);
+	char *cwd = th_subst(c->cwd, "%", dir), what[256];
 	const char *argv[12] = { TP_T };
 	size_t n = 1;
 
@@ -230,13 +220,13 @@ ParameterizedTest(size_t *i, preload_diff, path_search, .timeout = TS_TIMEOUT)
 {
 	const struct pathcase *c = &pathcases[*i];
 	const char *const *entries = c->path ? search_entries : path_entries;
-	char dir[64];
+	char *dir;
 
 	s = tp_start(&tp, SHELLESC_RUN, 0);
-	make_path_fixtures(dir);
+	dir = make_path_fixtures();
 	for (size_t k = 0; entries[k]; k++)
 		path_case(c, entries[k], dir);
-	tp_rmtree(dir);
+	th_rmtree(dir);
 	ts_end(s, &tp);
 }
 

@@ -22,6 +22,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "helpers/base.h"
 #include "helpers/preload.h"
 
 /* The expected outputs below spell these numbers out. */
@@ -250,7 +251,7 @@ make_target(const struct flagcase *f, const char *dir, char *path)
 		return f->file + 1;
 	snprintf(path, PATH_MAX, "%s/%s", dir, f->file);
 	if (f->text)
-		tp_put(dir, f->file, f->text, f->mode);
+		th_put(dir, f->file, f->text, f->mode);
 	else
 		copy_true(path, f->mode);
 	return f->caps && !give_caps(path) ? NULL : path;
@@ -266,14 +267,14 @@ ParameterizedTestParameters(preload_entry, target_flags)
 ParameterizedTest(size_t *i, preload_entry, target_flags, .timeout = TS_TIMEOUT)
 {
 	const struct flagcase *f = &flagcases[*i];
-	char dir[64], path[PATH_MAX];
+	char *dir, path[PATH_MAX];
 	const char *file;
 	struct tp_out o;
 
 	s = tp_start(&tp, SHELLESC_RUN, 0);
-	tp_tmpdir(dir);
+	dir = th_tmpdir();
 	if ((file = make_target(f, dir, path)) == NULL) {
-		tp_rmtree(dir);
+		th_rmtree(dir);
 		ts_end(s, &tp);
 		cr_skip_test("cannot set file capabilities here (not root, or no xattrs)");
 	}
@@ -284,7 +285,7 @@ ParameterizedTest(size_t *i, preload_entry, target_flags, .timeout = TS_TIMEOUT)
 	cr_assert_eq(tp.flags, SHELLESC_ASKED_BY_PRELOAD, "%s: flags %#x", f->name, tp.flags);
 	cr_assert_eq(tp.facts & (SHELLESC_TARGET_STATIC | SHELLESC_TARGET_SETID), f->flags,
 	    "%s: facts %#x, expected %#x", f->name, tp.facts, f->flags);
-	tp_rmtree(dir);
+	th_rmtree(dir);
 	tp_out_free(&o);
 	ts_end(s, &tp);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers/base.h"
 #include "helpers/rules.h"
 
 #define MAXLINE	512
@@ -81,7 +82,7 @@ case_check(struct codex_case *c, char *line)
 static char *
 man_compat(void)
 {
-	char *man = tr_read_file(TEST_RULES_MAN, NULL), *sec;
+	char *man = th_read_file(TEST_RULES_MAN, NULL), *sec;
 
 	cr_assert_not_null(sec = strstr(man, ".SH COMPATIBILITY WITH CODEX"));
 	memmove(man, sec, strlen(sec) + 1);
@@ -125,6 +126,7 @@ case_line(struct codex_case *c, char *line, size_t *ncases)
 		case_end(c, ncases);
 		snprintf(c->name, sizeof(c->name), "%.120s", line + 3);
 		cr_assert_not_null(c->r = rules_new());
+		rules_set_codex(c->r, true);	/* Codex's files, read as Codex */
 	} else if (c->name[0] == '\0' || (line[0] == '#' && c->file[0] == '\0'))
 		return;		/* the header */
 	else if (strncmp(line, "differs: ", 9) == 0)

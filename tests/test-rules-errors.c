@@ -1,4 +1,4 @@
-/* test-rules-errors.c: suite rules_syntax -- what the language accepts,
+/* test-rules-errors.c: suite rules_errors -- what the language accepts,
  * and every error with its exact place. */
 #include "config.h"
 
@@ -17,7 +17,7 @@ struct syntax_error {
 static const struct syntax_error syntax_errors[] = {
 	/* statements and calls */
 	{ "foo()", 1, 1, "unknown function 'foo' (expected prefix_rule, "
-	    "host_executable or network_rule)" },
+	    "host_executable, network_rule or sandbox_profile)" },
 	{ "x = 1", 1, 5, "expected a string or a list, got a number" },
 	{ "x = y", 1, 5, "'y' is not defined" },
 	{ "x()", 1, 1, "unknown function 'x'" },
@@ -35,7 +35,7 @@ static const struct syntax_error syntax_errors[] = {
 	{ "prefix_rule(decision = \"run\")", 1, 1, "missing argument pattern" },
 	{ "prefix_rule(pattern=[\"a\"], bogus=\"1\")", 1, 28,
 	    "prefix_rule() has no argument 'bogus' (expected pattern, decision, "
-	    "match, not_match, justification, target or exact)" },
+	    "match, not_match, justification, target, exact, argv0 or profile)" },
 	{ "prefix_rule([\"a\"], \"run\", pattern=[\"b\"])", 1, 27,
 	    "argument pattern given more than once" },
 	{ "prefix_rule(pattern=[\"a\"], pattern=[\"b\"])", 1, 28,
@@ -49,6 +49,35 @@ static const struct syntax_error syntax_errors[] = {
 	    "expected '=' after pattern, got a list" },
 	{ "prefix_rule([\"a\"],,)", 1, 19,
 	    "unexpected ',': an argument is missing before it" },
+	/* profiles (shellesc-rules(5), PROFILES) */
+	{ "prefix_rule([\"a\"], \"escalate\", profile = \"netwrk\")", 1, 42,
+	    "unknown profile \"netwrk\" (did you mean 'network'?)" },
+	{ "prefix_rule([\"a\"], \"escalate\", profile = \"p\")\n"
+	    "sandbox_profile(\"p\", network = True)", 1, 42, "unknown profile \"p\"" },
+	{ "prefix_rule([\"a\"], \"run\", profile = \"network\")", 1, 37,
+	    "profile: a run rule runs nothing under a profile" },
+	{ "prefix_rule([\"a\"], \"deny\", profile = \"network\")", 1, 38,
+	    "profile: a deny rule runs nothing under a profile" },
+	{ "prefix_rule([\"a\"], \"escalate\", profile = 1)", 1, 42,
+	    "profile: expected a string, got a number" },
+	{ "sandbox_profile(name = \"network\")", 1, 24,
+	    "\"network\" is a built-in profile" },
+	{ "sandbox_profile(name = \"unsandboxed\", network = False)", 1, 24,
+	    "\"unsandboxed\" is a built-in profile" },
+	{ "sandbox_profile(\"p\", network = True)\nsandbox_profile(\"p\", "
+	    "network = False)", 2, 17, "\"p\" is already defined at f.rules:1" },
+	{ "sandbox_profile(\"p\", network = 1)", 1, 32,
+	    "network: expected True or False, got a number" },
+	{ "sandbox_profile(\"p\", writable = \"/x\")", 1, 33,
+	    "writable: expected a list, got a string" },
+	{ "sandbox_profile(\"p\", writable = [\"x\"])", 1, 34,
+	    "writable: path \"x\" is not absolute" },
+	{ "sandbox_profile(\"p\", writable = [1])", 1, 34, "got a number" },
+	{ "sandbox_profile(\"a b\")", 1, 17, "name must be letters" },
+	{ "sandbox_profile(writable = [\"/x\"])", 1, 1,
+	    "sandbox_profile: missing argument name" },
+	{ "sandbox_profile(\"p\", allow_sockets = \"x\")", 1, 38,
+	    "allow_sockets: expected a list, got a string" },
 	/* pattern */
 	{ "prefix_rule(pattern=[])", 1, 21, "pattern cannot be empty" },
 	{ "prefix_rule(pattern=[[]])", 1, 22,
@@ -139,7 +168,7 @@ static const struct syntax_error syntax_errors[] = {
 	    5, 16, "unknown decision \"nope\"" },
 };
 
-Test(rules_syntax, every_error_names_its_place)
+Test(rules_errors, every_error_names_its_place)
 {
 	for (size_t i = 0; i < sizeof(syntax_errors) / sizeof(syntax_errors[0]); i++) {
 		const struct syntax_error *c = &syntax_errors[i];
@@ -159,7 +188,7 @@ Test(rules_syntax, every_error_names_its_place)
 	}
 }
 
-Test(rules_syntax, nul_byte_outside_a_string)
+Test(rules_errors, nul_byte_outside_a_string)
 {
 	static const char text[] = "prefix_rule([\"a\"])\0\n";
 	struct rules *r = rules_new();
@@ -171,7 +200,7 @@ Test(rules_syntax, nul_byte_outside_a_string)
 	rules_free(r);
 }
 
-Test(rules_syntax, tilde_needs_home)
+Test(rules_errors, tilde_needs_home)
 {
 	struct rules *r;
 	struct rules_error err;
@@ -191,7 +220,7 @@ Test(rules_syntax, tilde_needs_home)
 
 /* Starlark's lexical forms: each text must load, and decide the command
  * ["/bin/x", "<want>"] as run. */
-Test(rules_syntax, strings_and_layout)
+Test(rules_errors, strings_and_layout)
 {
 	static const struct {
 		const char *text, *want;

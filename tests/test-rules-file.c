@@ -44,7 +44,7 @@ file_count_entries(const char *dir)
 
 Test(rules_file, load_errors_name_the_file)
 {
-	char *dir = tr_tmpdir(), *path = tr_path(dir, "bad.rules");
+	char *dir = th_tmpdir(), *path = th_path(dir, "bad.rules");
 	struct rules *r = rules_new();
 	struct rules_error err;
 
@@ -59,7 +59,7 @@ Test(rules_file, load_errors_name_the_file)
 	cr_expect_eq(rules_load_file(r, path, &err), -1, "a FIFO does not hang");
 	cr_expect_str_eq(err.msg, "not a regular file");
 	cr_assert_eq(unlink(path), 0);
-	tr_write_file(path, "prefix_rule([\"ls\"], \"run\")\n\nprefix_rule([\"ls\"], 1)\n");
+	th_write_file(path, "prefix_rule([\"ls\"], \"run\")\n\nprefix_rule([\"ls\"], 1)\n");
 	cr_expect_eq(rules_load_file(r, path, &err), -1);
 	cr_expect(err.line == 3 && err.column == 21, "%d:%d", err.line, err.column);
 	cr_expect_str_eq(err.file, path);
@@ -68,35 +68,35 @@ Test(rules_file, load_errors_name_the_file)
 	cr_expect_eq(rules_count(r), 0);
 	rules_free(r);
 	free(path);
-	tr_rmtree(dir);
+	th_rmtree(dir);
 }
 
 Test(rules_file, sources_are_file_and_line)
 {
-	char *dir = tr_tmpdir(), *path = tr_path(dir, "a.rules");
+	char *dir = th_tmpdir(), *path = th_path(dir, "a.rules");
 	struct rules_match m;
 	struct rules *r;
 	char want[4200];
 
-	tr_write_file(path, "# header\nprefix_rule(\n  [\"ls\"],\n  \"run\",\n)\n");
+	th_write_file(path, "# header\nprefix_rule(\n  [\"ls\"],\n  \"run\",\n)\n");
 	r = file_load(path);
 	cr_assert_eq(rules_decide(r, "/bin/ls", NULL, 0, &m), RULES_RUN);
 	snprintf(want, sizeof(want), "%s:2", path);
 	cr_expect_str_eq(m.source, want);
 	rules_free(r);
 	free(path);
-	tr_rmtree(dir);
+	th_rmtree(dir);
 }
 
 Test(rules_file, append_creates_directories_and_loads_back)
 {
-	char *dir = tr_tmpdir(), *path = tr_path(dir, "a/b/default.rules");
+	char *dir = th_tmpdir(), *path = th_path(dir, "a/b/default.rules");
 	char *const cmd[] = { "/usr//bin/./git", "commit", "-m", "it's \"done\"", NULL };
 	struct rules *r;
 	char *text;
 
 	cr_assert_eq(rules_append_prefix_rule(path, cmd, 4, RULES_RUN, NULL), 0);
-	text = tr_read_file(path, NULL);
+	text = th_read_file(path, NULL);
 	cr_expect_str_eq(text, "prefix_rule(pattern=[\"/usr/bin/git\", \"commit\", "
 	    "\"-m\", \"it's \\\"done\\\"\"], decision=\"run\")\n");
 	r = file_load(path);
@@ -106,24 +106,24 @@ Test(rules_file, append_creates_directories_and_loads_back)
 	rules_free(r);
 	free(text);
 	free(path);
-	tr_rmtree(dir);
+	th_rmtree(dir);
 }
 
 /* Appending keeps what was there, adds a missing final newline, does not
  * repeat a line, keeps the mode, and leaves no temporary file. */
 Test(rules_file, append_keeps_the_old_content)
 {
-	char *dir = tr_tmpdir(), *path = tr_path(dir, "x.rules");
+	char *dir = th_tmpdir(), *path = th_path(dir, "x.rules");
 	char *const ls[] = { "ls", "-l" }, *const rm[] = { "/bin/rm" };
 	struct stat st;
 	char *text;
 
-	tr_write_file(path, "# mine\nprefix_rule([\"cat\"], \"run\")");
+	th_write_file(path, "# mine\nprefix_rule([\"cat\"], \"run\")");
 	cr_assert_eq(chmod(path, 0640), 0);
 	cr_assert_eq(rules_append_prefix_rule(path, ls, 2, RULES_ESCALATE, NULL), 0);
 	cr_assert_eq(rules_append_prefix_rule(path, rm, 1, RULES_DENY, NULL), 0);
 	cr_assert_eq(rules_append_prefix_rule(path, ls, 2, RULES_ESCALATE, NULL), 0);
-	text = tr_read_file(path, NULL);
+	text = th_read_file(path, NULL);
 	cr_expect_str_eq(text, "# mine\nprefix_rule([\"cat\"], \"run\")\n"
 	    "prefix_rule(pattern=[\"ls\", \"-l\"], decision=\"escalate\")\n"
 	    "prefix_rule(pattern=[\"/bin/rm\"], decision=\"deny\")\n");
@@ -132,28 +132,28 @@ Test(rules_file, append_keeps_the_old_content)
 	cr_expect_eq(file_count_entries(dir), 1);
 	free(text);
 	free(path);
-	tr_rmtree(dir);
+	th_rmtree(dir);
 }
 
 Test(rules_file, append_follows_a_symlink)
 {
-	char *dir = tr_tmpdir(), *real = tr_path(dir, "real.rules");
-	char *link = tr_path(dir, "link.rules");
+	char *dir = th_tmpdir(), *real = th_path(dir, "real.rules");
+	char *link = th_path(dir, "link.rules");
 	char *const cmd[] = { "make" };
 	struct stat st;
 	char *text;
 
-	tr_write_file(real, "");
+	th_write_file(real, "");
 	cr_assert_eq(symlink("real.rules", link), 0);
 	cr_assert_eq(rules_append_prefix_rule(link, cmd, 1, RULES_PROMPT, NULL), 0);
 	cr_assert_eq(lstat(link, &st), 0);
 	cr_expect(S_ISLNK(st.st_mode));
-	text = tr_read_file(real, NULL);
+	text = th_read_file(real, NULL);
 	cr_expect_str_eq(text, "prefix_rule(pattern=[\"make\"], decision=\"prompt\")\n");
 	free(text);
 	free(real);
 	free(link);
-	tr_rmtree(dir);
+	th_rmtree(dir);
 }
 
 /* A refused append: -1, errno e, and *err naming path and saying why. */
@@ -180,7 +180,7 @@ Test(rules_file, append_refuses_what_would_not_load_back)
 		{ "~/ls", 1, RULES_RUN },
 	};
 	static const char refused[] = "not a rule that can be appended";
-	char *dir = tr_tmpdir(), *path = tr_path(dir, "x.rules");
+	char *dir = th_tmpdir(), *path = th_path(dir, "x.rules");
 	char *const nul[] = { "ls", NULL };
 	struct rules_error err;
 	size_t n = sizeof(cases) / sizeof(cases[0]);
@@ -205,25 +205,25 @@ Test(rules_file, append_refuses_what_would_not_load_back)
 	    "err may be NULL");
 	cr_expect_eq(file_count_entries(dir), 0, "nothing was written");
 	free(path);
-	tr_rmtree(dir);
+	th_rmtree(dir);
 }
 
 /* What the system refused is told as a load error is: file, errno, text. */
 Test(rules_file, append_failure_says_why)
 {
-	char *dir = tr_tmpdir(), *file = tr_path(dir, "file");
-	char *below = tr_path(dir, "file/sub/x.rules");
+	char *dir = th_tmpdir(), *file = th_path(dir, "file");
+	char *below = th_path(dir, "file/sub/x.rules");
 	char *const cmd[] = { "make", NULL };
 	struct rules_error err;
 
-	tr_write_file(file, "");
+	th_write_file(file, "");
 	expect_refused(rules_append_prefix_rule(dir, cmd, 1, RULES_RUN, &err), &err,
 	    dir, EINVAL, "not a regular file", 0);
 	expect_refused(rules_append_prefix_rule(below, cmd, 1, RULES_RUN, &err), &err,
 	    below, ENOTDIR, strerror(ENOTDIR), 1);
 	free(below);
 	free(file);
-	tr_rmtree(dir);
+	th_rmtree(dir);
 }
 
 Test(rules_file, format_escapes_what_is_not_utf8)
@@ -242,7 +242,7 @@ Test(rules_file, format_escapes_what_is_not_utf8)
 /* Random byte strings (any byte but NUL) survive append and reload. */
 Test(rules_file, random_tokens_round_trip)
 {
-	char *dir = tr_tmpdir(), *path = tr_path(dir, "r.rules");
+	char *dir = th_tmpdir(), *path = th_path(dir, "r.rules");
 	static char tok[200][4][16];
 	uint64_t seed = 0x5eed;
 	struct rules *r;
@@ -277,7 +277,7 @@ Test(rules_file, random_tokens_round_trip)
 	}
 	rules_free(r);
 	free(path);
-	tr_rmtree(dir);
+	th_rmtree(dir);
 }
 
 #define MANY 100000
@@ -328,7 +328,7 @@ many_decide(const struct rules *r, int i)
 
 Test(rules_file, a_hundred_thousand_rules)
 {
-	char *dir = tr_tmpdir(), *path = tr_path(dir, "many.rules");
+	char *dir = th_tmpdir(), *path = th_path(dir, "many.rules");
 	char *text = malloc((size_t)MANY * 96);
 	size_t n = 0;
 	struct rules *r;
@@ -336,7 +336,7 @@ Test(rules_file, a_hundred_thousand_rules)
 	cr_assert_not_null(text);
 	for (int i = 0; i < MANY; i++)
 		n += (size_t)many_rule(text + n, i);
-	tr_write_file(path, text);
+	th_write_file(path, text);
 	r = file_load(path);
 	cr_assert_eq(rules_count(r), MANY);
 	for (int i = 0; i < MANY; i += 7)
@@ -349,13 +349,13 @@ Test(rules_file, a_hundred_thousand_rules)
 	rules_free(r);
 	free(text);
 	free(path);
-	tr_rmtree(dir);
+	th_rmtree(dir);
 }
 
 /* exact=True: the pattern's own length only; appended as such. */
 Test(rules_file, exact_rule_matches_its_length_only)
 {
-	char *dir = tr_tmpdir(), *path = tr_path(dir, "r.rules");
+	char *dir = th_tmpdir(), *path = th_path(dir, "r.rules");
 	char *const cmd[] = { "/usr/bin/uname", "-s", NULL }, *const longer[] = {
 	    "/usr/bin/uname", "-s", "-r", NULL }, *const bare[] = { "/usr/bin/uname", NULL };
 	struct rules *r;
@@ -371,5 +371,39 @@ Test(rules_file, exact_rule_matches_its_length_only)
 	    NULL), 0);
 	rules_free(r);
 	free(path);
-	tr_rmtree(dir);
+	th_rmtree(dir);
+}
+
+/* Several rules in one replacement: the new ones added once each, in
+ * order, after the old content; one that would not load back means none
+ * is written. */
+Test(rules_file, append_several_at_once)
+{
+	char *dir = th_tmpdir(), *path = th_path(dir, "learned.rules");
+	char *const git[] = { "git", "status" }, *const cc[] = { "cc" },
+	    *const bad[] = { "*" };
+	const struct rules_new rs[] = {
+		{ git, 2, RULES_RUN, 0, NULL }, { cc, 1, RULES_RUN, 0, NULL },
+		{ git, 2, RULES_RUN, 0, NULL },
+		{ cc, 1, RULES_ESCALATE, RULES_APPEND_EXACT, NULL },
+	}, worse[] = { { git, 2, RULES_DENY, 0, NULL }, { bad, 1, RULES_RUN, 0, NULL } };
+	struct rules_error err;
+	char *text;
+
+	th_write_file(path, "prefix_rule(pattern=[\"cc\"], decision=\"run\")\n");
+	cr_assert_eq(rules_append_rules(path, rs, 4, &err), 0, "%s", err.msg);
+	text = th_read_file(path, NULL);
+	cr_expect_str_eq(text, "prefix_rule(pattern=[\"cc\"], decision=\"run\")\n"
+	    "prefix_rule(pattern=[\"git\", \"status\"], decision=\"run\")\n"
+	    "prefix_rule(pattern=[\"cc\"], decision=\"escalate\", exact=True)\n");
+	free(text);
+	cr_expect_eq(rules_append_rules(path, worse, 2, &err), -1);
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_str_eq(err.msg, "not a rule that can be appended");
+	text = th_read_file(path, NULL);
+	cr_expect_null(strstr(text, "deny"), "%s", text);
+	free(text);
+	cr_expect_eq(file_count_entries(dir), 1, "a temporary file was left");
+	free(path);
+	th_rmtree(dir);
 }

@@ -16,36 +16,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "helpers/base.h"
 #include "helpers/rules.h"
 
-static char *dir;
+#define dir th_suite_dir	/* this test's scratch directory */
 
-static void
-setup(void)
-{
-	dir = tr_tmpdir();
-}
-
-static void
-teardown(void)
-{
-	tr_rmtree(dir);
-}
-
-TestSuite(rules_ident, .init = setup, .fini = teardown);
+TestSuite(rules_ident, .init = th_suite_dir_new, .fini = th_suite_dir_end);
 
 #define ARGV(...) ((char *const[]){ __VA_ARGS__, NULL })
 
 static const char *
 at(const char *name)
 {
-	return tr_at(dir, name);
+	return th_at(dir, name);
 }
 
 static const char *
 file(const char *name)
 {
-	tr_write_file(at(name), "#!/bin/sh\n");
+	th_write_file(at(name), "#!/bin/sh\n");
 	return at(name);
 }
 
@@ -228,5 +217,39 @@ Test(rules_ident, each_path)
 	rules_each_path(r, each, &s);
 	cr_expect(s.tool && s.deny);
 	cr_expect_eq(s.n, 2);
+	rules_free(r);
+}
+
+/* argv0 = [...]: the rule matches only a caller's argv[0] it lists, as
+ * written or by its basename, and says so (an escalation keeps it). */
+Test(rules_ident, argv0_listed_by_a_rule)
+{
+	struct rules *r = tr_load("prefix_rule([\"git\", \"upload-pack\"], \"escalate\", "
+	    "argv0 = [\"git-upload-pack\"])\n");
+	struct rules_file f = { .path = "/usr/bin/git", .argv0 = "/usr/lib/git-upload-pack" };
+	struct rules_match m;
+
+	cr_expect_eq(rules_decide_file(r, &f, ARGV("git", "upload-pack", "x"), &m),
+	    RULES_ESCALATE);
+	cr_expect(m.argv0);
+	f.argv0 = "git";
+	cr_expect_eq(rules_decide_file(r, &f, ARGV("git", "upload-pack", "x"), &m), RULES_NONE);
+	f.argv0 = NULL;
+	cr_expect_eq(rules_decide_file(r, &f, ARGV("git", "upload-pack", "x"), &m), RULES_NONE);
+	rules_free(r);
+}
+
+/* A script's #! chain: the strictest decision of the script and each
+ * program of its chain wins; one no rule matches adds nothing. */
+Test(rules_ident, shebang_chain_is_decided)
+{
+	struct rules *r = tr_load("prefix_rule([\"rm\"], \"deny\")\n"
+	    "prefix_rule([\"/x/s\"], \"escalate\")\n");
+	struct rules_file f = { .path = "/x/s", .nchain = 1,
+	    .chain = { { .path = "/usr/bin/rm", .argv = ARGV("/bin/rm", "-f", "/x/s", "F") } } };
+
+	cr_expect_eq(rules_decide_file(r, &f, ARGV("s", "F"), NULL), RULES_DENY);
+	f.chain[0] = (struct rules_link){ .path = "/usr/bin/sh", .argv = ARGV("/bin/sh", "/x/s") };
+	cr_expect_eq(rules_decide_file(r, &f, ARGV("s", "F"), NULL), RULES_ESCALATE);
 	rules_free(r);
 }

@@ -67,15 +67,24 @@ Test(rules, strictest_wins)
 		}
 }
 
-Test(rules, decision_defaults_to_allow_which_escalates)
+/* Issue item 1: a forgotten decision must not escalate in shellesc's own
+ * files; Codex's files keep Codex's default (allow: escalate). */
+Test(rules, decision_defaults_to_prompt_allow_in_codex_files)
 {
-	struct rules *r = tr_load("prefix_rule(pattern = [\"ls\"])\n"
-	    "prefix_rule([\"cp\"], \"allow\")\nprefix_rule([\"rm\"], \"forbidden\")\n");
+	const char *text = "prefix_rule(pattern = [\"ls\"])\n"
+	    "prefix_rule([\"cp\"], \"allow\")\nprefix_rule([\"rm\"], \"forbidden\")\n";
+	struct rules *r = tr_load(text), *codex = rules_new();
 
-	cr_expect_eq(tr_decide(r, 0, "/bin/ls", NULL), D_ESC);
+	cr_expect_eq(tr_decide(r, 0, "/bin/ls", NULL), D_ASK);
 	cr_expect_eq(tr_decide(r, 0, "/bin/cp", "a", "b", NULL), D_ESC);
 	cr_expect_eq(tr_decide(r, 0, "/bin/rm", "-rf", "/", NULL), D_DENY);
+	cr_assert_not_null(codex);
+	rules_set_codex(codex, true);
+	tr_add(codex, text);
+	cr_expect_eq(tr_decide(codex, 0, "/bin/ls", NULL), D_ESC);
+	cr_expect_eq(tr_decide(codex, 0, "/bin/cp", "a", "b", NULL), D_ESC);
 	rules_free(r);
+	rules_free(codex);
 }
 
 Test(rules, match_names_the_deciding_rule)
@@ -383,4 +392,52 @@ Test(rules, examples_split_like_a_posix_shell)
 		rules_vec_free(&w);
 		rules_arena_free(&a);
 	}
+}
+
+/* Profiles: the deciding rule's profile is reported; a profile is found
+ * by name (built-ins and definitions), a failed load takes its
+ * definitions back, and "within" orders them. */
+Test(rules, profile_of_the_deciding_rule)
+{
+	struct rules *r = tr_load(
+	    "sandbox_profile(name = \"npm\", writable = [\"/tmp/npm/\", \"/var//x\"], "
+	    "network = True, allow_sockets = [\"/run/s\"])\n"
+	    "prefix_rule([\"curl\"], \"escalate\", profile = \"network\")\n"
+	    "prefix_rule([\"npm\", \"install\"], \"prompt\", profile = \"npm\")\n"
+	    "prefix_rule([\"sudo\"], \"escalate\", profile = \"unsandboxed\")\n"
+	    "prefix_rule([\"make\"], \"escalate\")\n");
+	char *curl[] = { "curl", "x", NULL }, *npm[] = { "npm", "install", NULL };
+	char *sudo[] = { "sudo", NULL }, *make[] = { "make", NULL };
+	struct rules_match m;
+	const struct rules_profile *p;
+
+	cr_assert_eq(rules_decide(r, "/usr/bin/curl", curl, 0, &m), D_ESC);
+	cr_expect_eq(m.profile, &rules_profile_network);
+	cr_assert_eq(rules_decide(r, "/usr/bin/npm", npm, 0, &m), D_ASK);
+	cr_assert_not_null(m.profile);
+	cr_expect_str_eq(m.profile->name, "npm");
+	cr_expect(m.profile->network && !m.profile->unsandboxed);
+	cr_assert_eq(m.profile->nwritable, 2);
+	cr_expect_str_eq(m.profile->writable[0], "/tmp/npm");
+	cr_expect_str_eq(m.profile->writable[1], "/var/x");
+	cr_expect_eq(m.profile->nsockets, 1);
+	cr_expect_str_eq(m.profile->source, "t:1");
+	cr_assert_eq(rules_decide(r, "/usr/bin/sudo", sudo, 0, &m), D_ESC);
+	cr_expect_eq(m.profile, &rules_profile_unsandboxed);
+	cr_assert_eq(rules_decide(r, "/usr/bin/make", make, 0, &m), D_ESC);
+	cr_expect_null(m.profile);
+	p = rules_profile_find(r, "npm");
+	cr_expect(rules_profile_within(&rules_profile_network, p));
+	cr_expect(!rules_profile_within(p, &rules_profile_network));
+	cr_expect(!rules_profile_within(&rules_profile_unsandboxed, p));
+	cr_expect(!rules_profile_within(NULL, &rules_profile_network));
+	cr_expect(rules_profile_within(p, NULL));
+	/* a failed load defines nothing */
+	cr_expect_eq(tr_load_reported(r, "sandbox_profile(\"later\", network = True)\n"
+	    "prefix_rule([\"x\"], \"bogus\")\n"), -1);
+	cr_expect_null(rules_profile_find(r, "later"));
+	tr_add(r, "sandbox_profile(\"later\", writable = [\"/tmp/npm/cache\"])\n");
+	cr_assert_not_null((p = rules_profile_find(r, "later")));
+	cr_expect(rules_profile_within(p, rules_profile_find(r, "npm")));
+	rules_free(r);
 }

@@ -1,9 +1,10 @@
 /*
- * test-shells.c: suites patched_zsh and patched_bash -- the shells built by
+ * test-shells.c: suite shells -- the patched shells built by
  * `make shells` (patches/) running scripts in a real session (wrapper
  * interception only), with a policy that records every decision.
  *
- * Every test runs once per shell.  Without the built shells each test is
+ * Every test runs once per shell, as zsh_NAME and bash_NAME (the filter
+ * 'shells/zsh_*' runs one shell's).  Without the built shells each test is
  * skipped and says why (so does `make check`, in a note).
  *
  * What wrapper mode covers, as these tests assert: every exec the patched
@@ -16,7 +17,6 @@
 
 #include <criterion/criterion.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <spawn.h>
@@ -28,6 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helpers/base.h"
+#include "helpers/preload.h"
 #include "shellesc.h"
 
 #ifndef TEST_SHELLS_DIR
@@ -171,7 +173,7 @@ expect_no_decision(const char *base, const char *arg1)
 
 /* --- The shells and a scratch directory ------------------------------- */
 
-static char dir[64];		/* the scratch directory; the shells' cwd */
+static char *dir;		/* the scratch directory; the shells' cwd */
 static char zsh[] = TEST_SHELLS_DIR "/bin/zsh";
 static char bash[] = TEST_SHELLS_DIR "/bin/bash";
 
@@ -212,17 +214,10 @@ other_shell(const char *sh)
 	return shell_or_skip(strcmp(base_of(sh), "zsh") == 0 ? "bash" : "zsh");
 }
 
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static void
 shells_setup(void)
 {
-	strcpy(dir, "/tmp/shellesc-shells-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	dir = th_tmpdir();
 }
 
 /* Forget the decisions recorded so far. */
@@ -243,40 +238,9 @@ forget_decisions(void)
 static void
 shells_teardown(void)
 {
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	th_rmtree(dir);
+	dir = NULL;
 	forget_decisions();
-}
-
-/* Write a file in the scratch directory (mode 0755 when exec). */
-static void
-put_file(const char *name, const char *text, int exec)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	cr_assert_not_null(f = fopen(path, "w"), "%s", path);
-	fputs(text, f);
-	cr_assert_eq(fclose(f), 0);
-	cr_assert_eq(chmod(path, exec ? 0755 : 0644), 0);
-}
-
-static void
-put_dir(const char *name)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	cr_assert_eq(mkdir(path, 0755), 0, "%s", path);
-}
-
-static int
-exists(const char *name)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return access(path, F_OK) == 0;
 }
 
 /* The environment every shell gets: nothing of the test process. */
@@ -285,7 +249,7 @@ shell_env(const char *extra)
 {
 	static char path[] = "PATH=/usr/local/bin:/usr/bin:/bin";
 	static char lc[] = "LC_ALL=C";
-	static char home[80], pzsh[sizeof(zsh) + 8], pbash[sizeof(bash) + 8];
+	static char home[4200], pzsh[sizeof(zsh) + 8], pbash[sizeof(bash) + 8];
 	static char dump[] = "ARGV_DUMP=" TEST_ARGV_DUMP;
 	static char *env[8];
 	size_t n = 0;
@@ -311,15 +275,6 @@ struct run {
 	char *out, *err;
 	size_t out_len;
 };
-
-/* The preload, or the test is skipped, saying why. */
-static void
-need_preload(void)
-{
-#ifdef TEST_SANITIZERS
-	skip_because("a sanitizer build's preload cannot load into the shells (docs/preload.md)");
-#endif
-}
 
 /* sh -c script (-lc when login) in a fresh session catching execs by
  * intercept (SHELLESC_INTERCEPT_*), extra rules first. */
@@ -362,30 +317,6 @@ run_free(struct run *r)
 	free(r->err);
 }
 
-/* Read a whole file from the scratch directory (NUL-terminated). */
-static char *
-slurp(const char *name, size_t *len)
-{
-	char path[256], *buf = NULL;
-	size_t n = 0;
-	FILE *f;
-	int c;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	cr_assert_not_null(f = fopen(path, "r"), "%s", path);
-	while ((c = getc(f)) != EOF) {
-		buf = realloc(buf, n + 2);
-		buf[n++] = (char)c;
-	}
-	fclose(f);
-	if (!buf)
-		buf = malloc(1);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-}
-
 /* argv[0] (as the program) with env, no session, stdout and stderr to
  * files; returns the exit code (-1 on a signal). */
 static void
@@ -407,8 +338,8 @@ run_plain(char *const argv[], const char *path, char *const env[], struct run *r
 	posix_spawn_file_actions_destroy(&fa);
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	r->code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	r->out = slurp(".out", &r->out_len);
-	r->err = slurp(".err", NULL);
+	r->out = th_read_file(th_at(dir, ".out"), &r->out_len);
+	r->err = th_read_file(th_at(dir, ".err"), NULL);
 }
 
 /* sh -c script with EXEC_WRAPPER=wrapper (NULL: unset), no session. */
@@ -451,9 +382,9 @@ user_name(void)
 /* Every test, once per patched shell: body(sh) with sh the shell's path. */
 #define SHELL_TEST(name)							\
 	static void name##_body(const char *sh);				\
-	Test(patched_zsh, name, .init = shells_setup, .fini = shells_teardown,	\
+	Test(shells, zsh_##name, .init = shells_setup, .fini = shells_teardown,	\
 	    .timeout = SHELLS_TIMEOUT) { name##_body(shell_or_skip("zsh")); }	\
-	Test(patched_bash, name, .init = shells_setup, .fini = shells_teardown,	\
+	Test(shells, bash_##name, .init = shells_setup, .fini = shells_teardown, \
 	    .timeout = SHELLS_TIMEOUT) { name##_body(shell_or_skip("bash")); }	\
 	static void name##_body(const char *sh)
 
@@ -495,7 +426,7 @@ SHELL_TEST(wrapper_missing_fails_closed)
 	run_with_wrapper(sh, "/nonexistent/wrapper", "/usr/bin/touch made; echo \"rc=$?\"", &r);
 	expect_out(&r, "rc=126");
 	expect_err(&r, "cannot execute EXEC_WRAPPER /nonexistent/wrapper");
-	cr_assert_not(exists("made"), "the command ran without its wrapper");
+	cr_assert_not(th_exists(dir, "made"), "the command ran without its wrapper");
 	run_free(&r);
 }
 
@@ -505,9 +436,9 @@ SHELL_TEST(unrunnable_files_not_asked)
 {
 	struct run r;
 
-	put_dir("a");
-	put_file("a/uname", "not executable\n", 0);
-	put_file("plain", "not executable\n", 0);
+	th_put(dir, "a", NULL, 0755);
+	th_put(dir, "a/uname", "not executable\n", 0644);
+	th_put(dir, "plain", "not executable\n", 0644);
 	run_in_session(sh, "./missing; echo \"missing=$?\"; ./plain; echo \"plain=$?\"; "
 	    "/tmp; echo \"dir=$?\"; PATH=\"$PWD/nowhere:$PWD/a:$PATH\"; uname -s",
 	    0, NULL, &r);
@@ -521,14 +452,14 @@ SHELL_TEST(unrunnable_files_not_asked)
 static void
 stock_files(void)
 {
-	put_file("plain", "x\n", 0);
+	th_put(dir, "plain", "x\n", 0644);
 	/* bash runs it itself, in a subshell that sees v; zsh with /bin/sh, and
 	 * v is not exported: the session must agree */
-	put_file("noshebang", "echo \"no #!: $1 ${BASH_VERSION:+bash} ${v-unset}\"\n", 1);
-	put_file("badinterp", "#!/nonexistent/interpreter\n", 1);
-	put_file("relinterp", "#!nosuchinterpreter\n", 1);
-	put_dir("bin");
-	put_file("bin/slashless", "#!sh\necho \"slashless: $1\"\n", 1);
+	th_put(dir, "noshebang", "echo \"no #!: $1 ${BASH_VERSION:+bash} ${v-unset}\"\n", 0755);
+	th_put(dir, "badinterp", "#!/nonexistent/interpreter\n", 0755);
+	th_put(dir, "relinterp", "#!nosuchinterpreter\n", 0755);
+	th_put(dir, "bin", NULL, 0755);
+	th_put(dir, "bin/slashless", "#!sh\necho \"slashless: $1\"\n", 0755);
 }
 
 /* With EXEC_WRAPPER unset the patched shell answers like Debian's. */
@@ -580,7 +511,7 @@ SHELL_TEST(both_mode_decided_in_the_shell)
 	struct run r;
 	char who[64];
 
-	need_preload();
+	tp_require_preload();
 	run_in_mode(sh, "id -un; echo \"id=$?\"; rm -f nothing; echo \"rm=$?\"; "
 	    "/usr/bin/printf 'ran:%s\\n' ok; echo \"printf=$?\"; (exec /bin/rm -f x); echo \"x=$?\"",
 	    0, NULL, SHELLESC_INTERCEPT_WRAPPER | SHELLESC_INTERCEPT_PRELOAD, &r);
@@ -689,8 +620,8 @@ SHELL_TEST(xargs_and_find_exec)
 {
 	struct run r;
 
-	put_file("victim1", "", 0);
-	put_file("victim2", "", 0);
+	th_put(dir, "victim1", "", 0644);
+	th_put(dir, "victim2", "", 0644);
 	run_in_session(sh, "/usr/bin/printf '%s\\n' one two | /usr/bin/xargs /usr/bin/printf 'x:%s\\n'; "
 	    "/usr/bin/find . -name victim1 -exec rm -f {} +; echo \"find1=$?\"; "
 	    "/usr/bin/find . -name victim2 -exec \"$PBASH\" -c 'rm -f \"$1\"' sh {} \\;; "
@@ -701,9 +632,9 @@ SHELL_TEST(xargs_and_find_exec)
 	expect_no_decision("printf", "x:%s\\n");
 	/* rm is denied, yet find ran it unasked. */
 	expect_decision("find", ".", SHELLESC_RUN);
-	cr_assert_not(exists("victim1"), "find -exec rm did not run");
+	cr_assert_not(th_exists(dir, "victim1"), "find -exec rm did not run");
 	/* find -> patched bash -> rm: bash's exec is asked, and denied. */
-	cr_assert(exists("victim2"), "rm ran from the patched bash started by find");
+	cr_assert(th_exists(dir, "victim2"), "rm ran from the patched bash started by find");
 	cr_assert_eq(count_decisions("rm"), 1, "only the patched bash's rm is asked about");
 	cr_assert_str_eq(expect_decision("rm", "-f", SHELLESC_DENY)->argv[2], "./victim2");
 	expect_no_decision("bash", "-c");
@@ -720,9 +651,9 @@ SHELL_TEST(script_without_shebang)
 	struct run r;
 	char prog[128];
 
-	put_file("noshebang", "/usr/bin/printf 'inside:%s\\n' \"$1\"\n", 1);
-	put_file("denied-script", "/usr/bin/printf 'must not run\\n'\n", 1);
-	put_file("escalated-script", "/usr/bin/printf 'escalated:%s\\n' \"$1\"\n", 1);
+	th_put(dir, "noshebang", "/usr/bin/printf 'inside:%s\\n' \"$1\"\n", 0755);
+	th_put(dir, "denied-script", "/usr/bin/printf 'must not run\\n'\n", 0755);
+	th_put(dir, "escalated-script", "/usr/bin/printf 'escalated:%s\\n' \"$1\"\n", 0755);
 	run_in_session(sh, "./noshebang 'a b'; echo \"rc=$?\"; ./denied-script; echo \"denied=$?\"; "
 	    "./escalated-script x", 0, esc_script, &r);
 	expect_out(&r, "inside:a b\nrc=0\n", "escalated:x\n");
@@ -739,18 +670,23 @@ SHELL_TEST(script_without_shebang)
 	run_free(&r);
 }
 
-/* exec -a: argv[0] reaches the policy and the program, run or escalated. */
+/* exec -a: argv[0] reaches the policy, and the program when it runs in
+ * place; escalated, it gets its own name (docs/security.md: argv[0] picks
+ * a multi-call program's behaviour, which the rules did not decide). */
 SHELL_TEST(exec_argv0)
 {
 	static const struct rule esc_dump[] = { { "argv-dump", SHELLESC_ESCALATE }, { NULL, 0 } };
-	static const char want[] = "fancy-name\0x\0";
+	static const char want_run[] = "fancy-name\0x\0", want_esc[] = "argv-dump\0x\0";
 	struct run r;
 
 	for (int escalate = 0; escalate < 2; escalate++) {
+		const char *want = escalate ? want_esc : want_run;
+		size_t len = escalate ? sizeof(want_esc) - 1 : sizeof(want_run) - 1;
+
 		run_in_session(sh, "exec -a fancy-name \"$ARGV_DUMP\" x", 0,
 		    escalate ? esc_dump : NULL, &r);
-		cr_assert_eq(r.out_len, sizeof(want) - 1, "%s", r.err);
-		cr_assert_eq(memcmp(r.out, want, sizeof(want) - 1), 0);
+		cr_assert_eq(r.out_len, len, "%s", r.err);
+		cr_assert_eq(memcmp(r.out, want, len), 0);
 		cr_assert_str_eq(expect_decision("argv-dump", "x",
 		    escalate ? SHELLESC_ESCALATE : SHELLESC_RUN)->argv[0], "fancy-name");
 		run_free(&r);
@@ -764,7 +700,7 @@ SHELL_TEST(option_like_arguments)
 	static const char want[] = "-zsh\0--help\0--\0-c\0-x\0";
 	struct run r;
 
-	put_file("--help", "#!/bin/sh\necho \"help-script:$1\"\n", 1);
+	th_put(dir, "--help", "#!/bin/sh\necho \"help-script:$1\"\n", 0755);
 	run_in_session(sh, "(exec -a -zsh \"$ARGV_DUMP\" --help -- -c -x); ./--help -zsh", 0, NULL, &r);
 	cr_assert_geq(r.out_len, sizeof(want) - 1, "%s", r.err);
 	cr_assert_eq(memcmp(r.out, want, sizeof(want) - 1), 0);
@@ -781,7 +717,7 @@ SHELL_TEST(non_utf8_arguments)
 	static const char want[] = "dump\0\xff\xfe-bytes\0caf\xe9\0escalated data\n";
 	struct run r;
 
-	put_file("\xff", "escalated data\n", 0);
+	th_put(dir, "\xff", "escalated data\n", 0644);
 	run_in_session(sh, "(exec -a dump \"$ARGV_DUMP\" $'\\xff\\xfe-bytes' $'caf\\xe9'); "
 	    "/bin/cat $'\\xff'", 0, esc_cat, &r);
 	cr_assert_eq(r.out_len, sizeof(want) - 1, "%s", r.err);
@@ -805,11 +741,11 @@ SHELL_TEST(nesting)
 	char script[512];
 	struct run r;
 
-	put_file("inner.sh", "id -un >/dev/null; rm -f x; echo \"inner-rm=$?\"; "
-	    "/usr/bin/printf 'inner:%s\\n' \"$SHELLESC_ESCALATE_SOCKET\"\n", 0);
+	th_put(dir, "inner.sh", "id -un >/dev/null; rm -f x; echo \"inner-rm=$?\"; "
+	    "/usr/bin/printf 'inner:%s\\n' \"$SHELLESC_ESCALATE_SOCKET\"\n", 0644);
 	snprintf(script, sizeof(script), "\"%s\" ./inner.sh; echo \"middle-after=$?\"; "
 	    "/usr/bin/printf 'middle:%%s\\n' \"$SHELLESC_ESCALATE_SOCKET\"\n", sh);
-	put_file("middle.sh", script, 0);
+	th_put(dir, "middle.sh", script, 0644);
 	snprintf(script, sizeof(script), "\"%s\" ./middle.sh; "
 	    "/usr/bin/printf 'outer:%%s\\n' \"$SHELLESC_ESCALATE_SOCKET\"; id -un", other);
 	run_in_session(sh, script, 0, NULL, &r);
@@ -846,8 +782,8 @@ SHELL_TEST(login_startup_files)
 	    "echo \"startup-rm=$?\"\n";
 	struct run r;
 
-	put_file(".bash_profile", startup, 0);
-	put_file(".zprofile", startup, 0);
+	th_put(dir, ".bash_profile", startup, 0644);
+	th_put(dir, ".zprofile", startup, 0644);
 	run_in_session(sh, "/usr/bin/printf 'script:%s\\n' main", 1, NULL, &r);
 	expect_out(&r, "startup:profile\nstartup-rm=126\n", "script:main\n");
 	cr_assert_lt(strstr(r.out, "startup:") - r.out, strstr(r.out, "script:") - r.out);
@@ -873,7 +809,7 @@ SHELL_TEST(exec_clean_env_is_decided)
 	expect_decision("touch", "made", SHELLESC_RUN);
 	expect_decision("rm", "-f", SHELLESC_DENY);
 	expect_err(&r, DENIED "rm");
-	cr_assert(exists("made"));
+	cr_assert(th_exists(dir, "made"));
 	run_free(&r);
 }
 
@@ -884,7 +820,7 @@ SHELL_TEST(exec_clean_env_both_mode)
 {
 	struct run r;
 
-	need_preload();
+	tp_require_preload();
 	run_in_mode(sh, "(exec -c /usr/bin/env); (exec -c /bin/rm -f x); echo \"rm=$?\"", 0, NULL,
 	    SHELLESC_INTERCEPT_WRAPPER | SHELLESC_INTERCEPT_PRELOAD, &r);
 	expect_out(&r, "SHELLESC_ESCALATE_SOCKET=", "rm=126\n");
@@ -902,7 +838,7 @@ SHELL_TEST(exec_denied_permission_denied)
 {
 	struct run r;
 
-	need_preload();
+	tp_require_preload();
 	run_in_mode(sh, "exec -a NAME /bin/rm -f x", 0, NULL, SHELLESC_INTERCEPT_PRELOAD, &r);
 	cr_assert_eq(r.code, 126, "%s", r.err);
 	expect_err(&r, DENIED "rm");
@@ -954,6 +890,6 @@ SHELL_TEST(as_stock_in_wrapper_mode)
 
 SHELL_TEST(as_stock_in_both_mode)
 {
-	need_preload();
+	tp_require_preload();
 	expect_as_stock(sh, SHELLESC_INTERCEPT_WRAPPER | SHELLESC_INTERCEPT_PRELOAD);
 }

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "client.h"
-#include "helpers/rules.h"
+#include "helpers/base.h"
 #include "helpers/session.h"
 #include "shellesc.h"
 
@@ -34,7 +34,18 @@ struct pol {
 	ino_t ino;
 	size_t argc;
 	char argv0[256];
+	char cmd[1024];		/* argv, joined by spaces */
+	char chain[1024];	/* each link: "path: argv|" */
 };
+
+static void
+join(char *buf, size_t n, char *const *argv)
+{
+	size_t k = strlen(buf);
+
+	for (size_t i = 0; argv[i] != NULL; i++)
+		k += snprintf(buf + k, k < n ? n - k : 0, "%s%s", i ? " " : "", argv[i]);
+}
 
 static struct pol pol;
 static struct shellesc_session *s;
@@ -54,6 +65,17 @@ policy(void *arg, struct shellesc_request *req)
 	snprintf(p->loader, sizeof(p->loader), "%s", t->loader ? t->loader : "");
 	snprintf(p->argv0, sizeof(p->argv0), "%s", t->argv[0]);
 	p->argc = t->argc;
+	p->cmd[0] = p->chain[0] = '\0';
+	join(p->cmd, sizeof(p->cmd), t->argv);
+	for (size_t i = 0; i < t->ninterp; i++) {
+		size_t k = strlen(p->chain);
+
+		snprintf(p->chain + k, sizeof(p->chain) - k, "%s: ",
+		    t->interp[i].path ? t->interp[i].path : "(none)");
+		join(p->chain, sizeof(p->chain), t->interp[i].argv);
+		k = strlen(p->chain);
+		snprintf(p->chain + k, sizeof(p->chain) - k, "|");
+	}
 	p->dev = t->dev;
 	p->ino = t->ino;
 	if (p->swap_from != NULL && rename(p->swap_from, p->swap_to) != 0)
@@ -75,7 +97,7 @@ static void
 setup(void)
 {
 	memset(&pol, 0, sizeof(pol));
-	dir = tr_tmpdir();
+	dir = th_tmpdir();
 	s = NULL;
 }
 
@@ -84,7 +106,7 @@ teardown(void)
 {
 	if (s != NULL)
 		shellesc_session_end(s);
-	tr_rmtree(dir);
+	th_rmtree(dir);
 }
 
 TestSuite(target, .init = setup, .fini = teardown, .timeout = TS_TIMEOUT);
@@ -104,21 +126,7 @@ ask(const char *file, char *const argv[], unsigned flags, struct client_req *req
 static const char *
 in_dir(const char *name)
 {
-	return tr_at(dir, name);
-}
-
-static void
-copy(const char *from, const char *to, mode_t mode)
-{
-	size_t len;
-	char *data = tr_read_file(from, &len);
-	FILE *f = fopen(to, "w");
-
-	cr_assert_not_null(f);
-	cr_assert_eq(fwrite(data, 1, len, f), len);
-	cr_assert_eq(fclose(f), 0);
-	cr_assert_eq(chmod(to, mode), 0);
-	free(data);
+	return th_at(dir, name);
 }
 
 Test(target, claims_are_not_facts)
@@ -148,21 +156,27 @@ Test(target, facts_of_the_file)
 	pol.action = SHELLESC_RUN;
 	ask(TEST_STATIC_PROBE, TS_V("static-probe"), 0, &req);
 	cr_expect_eq(pol.facts & SHELLESC_TARGET_STATIC, SHELLESC_TARGET_STATIC, "%#x", pol.facts);
-	copy("/bin/true", in_dir("suid"), 04755);
+	th_copy_file("/bin/true", in_dir("suid"), 04755);
 	ask(in_dir("suid"), TS_V("suid"), 0, &req);
 	if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
 		cr_log_info("%s is mounted nosuid: set-id bits count for nothing there", dir);
 	else
 		cr_expect_eq(pol.facts & SHELLESC_TARGET_SETID, SHELLESC_TARGET_SETID, "%#x",
 		    pol.facts);
-	copy("/bin/true", in_dir("sgid-nox"), 02745);	/* mandatory locking, not set-gid */
+	th_copy_file("/bin/true", in_dir("sgid-nox"), 02745);	/* mandatory locking, not set-gid */
 	ask(in_dir("sgid-nox"), TS_V("x"), 0, &req);
 	cr_expect_eq(pol.facts & SHELLESC_TARGET_SETID, 0, "%#x", pol.facts);
-	tr_write_file(in_dir("script"), "#!" TEST_STATIC_PROBE "\n");
+	th_write_file(in_dir("script"), "#!" TEST_STATIC_PROBE "\n");
 	cr_assert_eq(chmod(in_dir("script"), 0755), 0);
 	ask(in_dir("script"), TS_V("script"), 0, &req);
 	cr_expect_eq(pol.facts & (SHELLESC_TARGET_SCRIPT | SHELLESC_TARGET_STATIC),
 	    SHELLESC_TARGET_SCRIPT | SHELLESC_TARGET_STATIC, "%#x", pol.facts);
+	/* a #! line without a name fails with ENOEXEC, as a file without #!
+	 * does: no script (common/binfmt.h) */
+	th_write_file(in_dir("noname"), "#!  \necho hi\n");
+	cr_assert_eq(chmod(in_dir("noname"), 0755), 0);
+	ask(in_dir("noname"), TS_V("noname"), 0, &req);
+	cr_expect_eq(pol.facts & SHELLESC_TARGET_SCRIPT, 0, "%#x", pol.facts);
 }
 
 Test(target, beneath_a_writable_root)
@@ -171,7 +185,7 @@ Test(target, beneath_a_writable_root)
 
 	start(TS_V(dir));
 	pol.action = SHELLESC_RUN;
-	copy("/bin/true", in_dir("t"), 0755);
+	th_copy_file("/bin/true", in_dir("t"), 0755);
 	ask(in_dir("t"), TS_V("t"), 0, &req);
 	cr_expect(pol.facts & SHELLESC_TARGET_WRITABLE, "%#x", pol.facts);
 	cr_expect_not_null(strstr(pol.why, "beneath the writable directory"), "%s", pol.why);
@@ -203,7 +217,8 @@ Test(target, loader_stands_for_its_program)
 	ask(ld, TS_V("ld.so", "--argv0", "x", "/bin/true", "a"), 0, &req);
 	cr_assert_not_null(realpath("/bin/true", real));
 	cr_expect_str_eq(pol.path, real);
-	cr_expect_str_eq(pol.argv0, "x");
+	/* PROGRAM's own name, not --argv0's: argv[0] picks what a program does */
+	cr_expect_str_eq(pol.argv0, "true");
 	cr_expect_eq(pol.argc, 2);
 	cr_expect_neq(pol.loader[0], '\0');
 	cr_expect_eq(pol.facts & SHELLESC_TARGET_LOADER_OPTIONS, 0);
@@ -214,6 +229,69 @@ Test(target, loader_stands_for_its_program)
 	ask(ld, TS_V("ld.so", "--version"), 0, &req);	/* runs nothing else */
 	cr_expect_eq(pol.error, 0);
 	cr_expect_str_eq(pol.loader, "");
+}
+
+/* argv[0] is the program's own name; a program that picks what it does by
+ * argv[0] has that spelled out in its arguments. */
+Test(target, argv0_is_spelled_out)
+{
+	static const struct { const char *file, *argv0, *want; } cases[] = {
+		{ "/bin/true", "anything", "true a" },
+		{ "/usr/bin/git", "git-archive", "git archive a" },
+		{ "/usr/bin/git", "/x/git", "git a" },
+		{ "/usr/bin/xz", "unxz", "xz --decompress a" },
+		{ "/usr/bin/xz", "xzcat", "xz --decompress --stdout a" },
+		{ "/usr/bin/gzip", "zcat", "gzip -d -c a" },
+		{ "/usr/bin/gzip", "gunzip", "gzip -d a" },
+		{ "/usr/bin/bzip2", "bunzip2", "bzip2 -d a" },
+		{ "/usr/bin/sudo", "sudoedit", "sudo -e a" },
+		{ "/usr/bin/systemctl", "reboot", "systemctl reboot a" },
+		{ "/usr/bin/busybox", "rm", "busybox rm a" },
+	};
+	struct client_req req;
+	char real[4096];
+
+	start(NULL);
+	pol.action = SHELLESC_RUN;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (realpath(cases[i].file, real) == NULL)
+			continue;
+		ask(cases[i].file, TS_V((char *)cases[i].argv0, "a"), 0, &req);
+		if (strcmp(strrchr(real, '/') + 1, strrchr(cases[i].file, '/') + 1) != 0)
+			continue;	/* installed under another name */
+		cr_expect_str_eq(pol.cmd, cases[i].want, "%s as %s", cases[i].file, cases[i].argv0);
+	}
+	/* a script called zcat is no gzip (Debian's is a script) */
+	th_write_file(in_dir("zcat"), "#!/bin/sh\n");
+	cr_assert_eq(chmod(in_dir("zcat"), 0755), 0);
+	ask(in_dir("zcat"), TS_V("gunzip", "a"), 0, &req);
+	cr_expect_str_eq(pol.cmd, "zcat a");
+}
+
+/* A script's #! chain: each program with the argv the kernel gives it. */
+Test(target, shebang_chain)
+{
+	static const char *const ld = "/lib64/ld-linux-x86-64.so.2";
+	char text[256], want[8400], rm[4096];
+	struct client_req req;
+
+	cr_assert_not_null(realpath("/bin/rm", rm));
+	th_write_file(in_dir("s"), "#!/bin/rm -f\n");
+	cr_assert_eq(chmod(in_dir("s"), 0755), 0);
+	start(NULL);
+	pol.action = SHELLESC_RUN;
+	ask(in_dir("s"), TS_V("s", "x"), 0, &req);
+	snprintf(want, sizeof(want), "%s: /bin/rm -f %s x|", rm, in_dir("s"));
+	cr_expect_str_eq(pol.chain, want);
+	if (access(ld, X_OK) != 0)
+		return;
+	snprintf(text, sizeof(text), "#!%s /bin/rm\n", ld);
+	th_write_file(in_dir("l"), text);
+	cr_assert_eq(chmod(in_dir("l"), 0755), 0);
+	ask(in_dir("l"), TS_V("l", "x"), 0, &req);
+	cr_expect_not_null(strstr(pol.chain, "|"), "%s", pol.chain);
+	snprintf(want, sizeof(want), "%s: /bin/rm %s x|", rm, in_dir("l"));
+	cr_expect_not_null(strstr(pol.chain, want), "%s", pol.chain);
 }
 
 /* Escalate: what runs is the file opened, though the path now names another. */
@@ -235,16 +313,16 @@ escalate_swapped(char *const *writable, const char *what)
 
 Test(target, escalation_runs_the_opened_binary)
 {
-	copy("/bin/true", in_dir("prog"), 0755);
-	copy("/bin/false", in_dir("other"), 0755);
+	th_copy_file("/bin/true", in_dir("prog"), 0755);
+	th_copy_file("/bin/false", in_dir("other"), 0755);
 	escalate_swapped(NULL, "a binary");
 }
 
 /* A script the session's side could change runs from its fd, /dev/fd/N. */
 Test(target, escalation_runs_the_opened_writable_script)
 {
-	tr_write_file(in_dir("prog"), "#!/bin/sh\ncase $0 in /dev/fd/*) exit 0;; esac; exit 3\n");
-	tr_write_file(in_dir("other"), "#!/bin/sh\nexit 4\n");
+	th_write_file(in_dir("prog"), "#!/bin/sh\ncase $0 in /dev/fd/*) exit 0;; esac; exit 3\n");
+	th_write_file(in_dir("other"), "#!/bin/sh\nexit 4\n");
 	cr_assert_eq(chmod(in_dir("prog"), 0755), 0);
 	cr_assert_eq(chmod(in_dir("other"), 0755), 0);
 	escalate_swapped(TS_V(dir), "a writable script");
@@ -260,7 +338,7 @@ Test(target, escalated_script_is_named_by_its_path)
 	cr_assert_not_null(real);
 	snprintf(body, sizeof(body), "#!/bin/sh\n[ \"$0\" = %s/prog ]\n", real);
 	free(real);
-	tr_write_file(in_dir("prog"), body);
+	th_write_file(in_dir("prog"), body);
 	cr_assert_eq(chmod(in_dir("prog"), 0755), 0);
 	start(NULL);
 	pol.action = SHELLESC_ESCALATE;
@@ -286,7 +364,7 @@ Test(target, path_writable)
 	cr_expect_eq(shellesc_path_writable("/usr/bin/true", 0, NULL, 0, NULL, NULL), 0,
 	    "uid 0 is bounded by the roots alone");
 	cr_expect_eq(shellesc_path_writable("/nonexistent/x", 0, NULL, 0, NULL, NULL), -ENOENT);
-	tr_write_file(in_dir("f"), "");
+	th_write_file(in_dir("f"), "");
 	cr_assert_eq(chmod(dir, 0755), 0);
 	if (geteuid() == 0)
 		cr_assert_eq(chown(in_dir("f"), other, (gid_t)-1), 0);
@@ -303,7 +381,7 @@ Test(target, sticky_directory)
 	if (geteuid() != 0)
 		cr_skip_test("needs root to make files of another uid");
 	cr_assert_eq(chmod(dir, 01777), 0);
-	tr_write_file(in_dir("f"), "");
+	th_write_file(in_dir("f"), "");
 	cr_assert_eq(chmod(in_dir("f"), 0755), 0);
 	cr_expect_eq(shellesc_path_writable(in_dir("f"), other, NULL, 0, NULL, NULL), 0);
 	cr_assert_eq(chmod(dir, 0777), 0);

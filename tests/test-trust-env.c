@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,6 @@
 #include <unistd.h>
 
 #include "helpers/base.h"
-#include "helpers/rules.h"
 #include "helpers/session.h"
 #include "helpers/user.h"
 
@@ -43,7 +43,7 @@ teardown(void)
 	s = NULL;
 	for (size_t i = 0; i < 4; i++)
 		if (*dirs[i])
-			tr_rmtree(*dirs[i]);
+			th_rmtree(*dirs[i]);
 }
 
 TestSuite(trust_env, .fini = teardown, .timeout = TS_TIMEOUT);
@@ -65,10 +65,10 @@ need_user(void)
 	tp = (struct tpol){ .action = SHELLESC_ESCALATE };
 	if (tu_user(&u, &why) != 0)
 		cr_skip_test("%s", why);
-	sbx = tr_tmpdir();
-	out = tr_tmpdir();
-	home = tr_tmpdir();
-	work = tr_tmpdir();
+	sbx = th_tmpdir();
+	out = th_tmpdir();
+	home = th_tmpdir();
+	work = th_tmpdir();
 	cr_assert_eq(chmod(sbx, 0755), 0);
 	cr_assert_eq(chmod(work, 0755), 0);
 	te_give(sbx);
@@ -135,28 +135,6 @@ te_attack(const char *cwd, char *const env[], const char *file, char *const argv
 	return st;
 }
 
-/* Does text hold a line starting with "NAME="? */
-static bool
-te_has_name(const char *text, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (strncmp(l, name, n) == 0 && l[n] == '=')
-			return true;
-	return false;
-}
-
-static bool
-te_exists(const char *dir, const char *name)
-{
-	char *p = tr_path(dir, name);
-	bool yes = access(p, F_OK) == 0;
-
-	free(p);
-	return yes;
-}
-
 /* --- what an escalated env(1) sees ------------------------------------------ */
 
 Test(trust_env, the_session_not_the_caller_sets_the_environment)
@@ -186,15 +164,15 @@ Test(trust_env, the_session_not_the_caller_sets_the_environment)
 	cr_assert(th_has_line(o, te_session_env()[0]), "not the session's HOME:\n%s", o);
 	cr_assert(th_has_line(o, "PATH=/usr/bin:/bin"), "not the session's PATH:\n%s", o);
 	cr_assert(th_has_line(o, "USER=owner") && th_has_line(o, "TMPDIR=/tmp"), "%s", o);
-	cr_assert_not(te_has_name(o, "SHELL"), "SHELL is the session's (unset):\n%s", o);
-	cr_assert_not(te_has_name(o, "XDG_CONFIG_HOME"), "XDG_CONFIG_HOME is the session's:\n%s", o);
-	cr_assert_not(te_has_name(o, "SERVER_ONLY"), "only named variables come from the session");
+	cr_assert_not(th_line_starts(o, "SHELL="), "SHELL is the session's (unset):\n%s", o);
+	cr_assert_not(th_line_starts(o, "XDG_CONFIG_HOME="), "XDG_CONFIG_HOME is the session's:\n%s", o);
+	cr_assert_not(th_line_starts(o, "SERVER_ONLY="), "only named variables come from the session");
 	/* nothing else of the caller's but plain locale, terminal and sizes */
-	static const char *const absent[] = { "GIT_TRACE", "LD_PRELOAD", "BASH_ENV", "ORDINARY",
-		"LC_MESSAGES", "COLORTERM", "LINES", "TEST_ACTION", "SHELLESC_ESCALATE_SOCKET",
-		"EXEC_WRAPPER" };
+	static const char *const absent[] = { "GIT_TRACE=", "LD_PRELOAD=", "BASH_ENV=", "ORDINARY=",
+		"LC_MESSAGES=", "COLORTERM=", "LINES=", "TEST_ACTION=", "SHELLESC_ESCALATE_SOCKET=",
+		"EXEC_WRAPPER=" };
 	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
-		cr_assert_not(te_has_name(o, absent[i]), "%s came from the caller:\n%s", absent[i], o);
+		cr_assert_not(th_line_starts(o, absent[i]), "%s came from the caller:\n%s", absent[i], o);
 	static const char *const kept[] = { "LANG=C.UTF-8", "LC_TIME=C", "TERM=xterm-256color",
 		"TZ=Europe/Paris", "COLUMNS=80", "NO_COLOR=1" };
 	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
@@ -213,10 +191,10 @@ Test(trust_env, the_session_not_the_caller_sets_the_environment)
 static void
 te_make(const char *dir, const char *name, const char *text, mode_t mode)
 {
-	char *p = tr_path(dir, name);
+	char *p = th_path(dir, name);
 
 	if (text)
-		tr_write_file(p, text);
+		th_write_file(p, text);
 	else
 		cr_assert_eq(mkdir(p, mode), 0);
 	cr_assert_eq(chmod(p, mode), 0);
@@ -275,8 +253,8 @@ Test(trust_env, git_takes_no_config_or_trace_from_the_caller)
 	cr_assert_eq(tp.seen, 1, "the exec was not decided");
 	cr_assert_str_eq(tp.program, "/usr/bin/git");
 	cr_assert(WIFEXITED(st), "status %#x", st);
-	fsm = te_exists(out, "fsmonitor-ran");
-	trace_made = te_exists(out, "trace");
+	fsm = th_exists(out, "fsmonitor-ran");
+	trace_made = th_exists(out, "trace");
 	cr_assert(!fsm && !trace_made, "the caller's choice ran outside:%s%s",
 	    fsm ? " its core.fsmonitor;" : "", trace_made ? " git wrote its GIT_TRACE file" : "");
 	cr_assert(WEXITSTATUS(st) == 0, "git status failed: %#x", st);
@@ -303,7 +281,7 @@ Test(trust_env, an_escalated_script_finds_programs_in_the_sessions_path)
 	int st, fd;
 
 	need_user();
-	gz = tr_path(work, "hello.gz");
+	gz = th_path(work, "hello.gz");
 	cr_assert_geq(fd = open(gz, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), 0);
 	th_write(fd, te_hello_gz, sizeof(te_hello_gz));
 	close(fd);
@@ -314,7 +292,7 @@ Test(trust_env, an_escalated_script_finds_programs_in_the_sessions_path)
 	env = te_caller_env(caller);
 	st = te_attack(work, env, "/usr/bin/zcat", TS_V("zcat", "hello.gz"), &o);
 	cr_assert_str_eq(tp.program, "/usr/bin/zcat");
-	cr_assert_not(te_exists(out, "gzip-ran"), "the caller's gzip ran outside");
+	cr_assert_not(th_exists(out, "gzip-ran"), "the caller's gzip ran outside");
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
 	cr_assert_str_eq(o, "hello\n");
 	free(o);
@@ -340,7 +318,7 @@ Test(trust_env, pass_env_takes_named_variables_from_the_caller)
 	cr_assert(th_has_line(o, "ORDINARY=plain"), "%s", o);
 	cr_assert(th_has_line(o, "GIT_AUTHOR_NAME=A U Thor"), "%s", o);
 	cr_assert(th_has_line(o, "LC_MESSAGES=../as/is"), "passed by name: as it is\n%s", o);
-	cr_assert_not(te_has_name(o, "OTHER"), "%s", o);
+	cr_assert_not(th_line_starts(o, "OTHER="), "%s", o);
 	free(o);
 	shellesc_env_free(env);
 }
@@ -369,16 +347,19 @@ ParameterizedTest(size_t *i, trust_env, pass_env_refuses_what_it_may_not_pass)
 	cr_assert_null(bad);
 }
 
-/* The session's own variables are taken when it starts; PATH keeps its absolute directories. */
+/* The session's own variables are taken when it starts; PATH keeps its
+ * absolute directories, and of those only what an exec could search: an
+ * entry of PATH_MAX bytes or more names no file (ENAMETOOLONG). */
 Test(trust_env, the_sessions_own_variables_are_taken_at_start)
 {
 	char *caller[] = { "TEST_ACTION=escalate", "HOME=/caller", NULL };
-	char **env, *o;
+	char **env, *o, path[PATH_MAX + 64];
 	int st;
 
 	need_user();
 	setenv("HOME", home, 1);
-	setenv("PATH", ".:/usr/bin::bin:/bin:", 1);
+	snprintf(path, sizeof(path), ".:/usr/bin::bin:/%0*d:/bin:", PATH_MAX, 0);
+	setenv("PATH", path, 1);
 	unsetenv("TMPDIR");
 	te_start(NULL, NULL);
 	setenv("HOME", "/changed/later", 1);
@@ -386,8 +367,8 @@ Test(trust_env, the_sessions_own_variables_are_taken_at_start)
 	st = te_attack(sbx, env, "/usr/bin/env", TS_V("env"), &o);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
 	cr_assert(th_has_line(o, te_session_env()[0]), "HOME as the session started:\n%s", o);
-	cr_assert(th_has_line(o, "PATH=/usr/bin:/bin"), "relative PATH entries:\n%s", o);
-	cr_assert_not(te_has_name(o, "TMPDIR"), "%s", o);
+	cr_assert(th_has_line(o, "PATH=/usr/bin:/bin"), "relative or overlong PATH entries:\n%s", o);
+	cr_assert_not(th_line_starts(o, "TMPDIR="), "%s", o);
 	free(o);
 	shellesc_env_free(env);
 }

@@ -11,7 +11,6 @@
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -70,12 +69,12 @@ static void __attribute__((noreturn))
 flood_main(int session_fd, int stop, int report)
 {
 	struct flood_counts n = { 0 };
-	int64_t until = ts_now_ms() + FLOOD_MAX_MS;
+	int64_t until = clock_now_ms() + FLOOD_MAX_MS;
 	int sv[2];
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		_exit(2);
-	while (poll(&(struct pollfd){ stop, POLLIN, 0 }, 1, 0) == 0 && ts_now_ms() < until) {
+	while (poll(&(struct pollfd){ stop, POLLIN, 0 }, 1, 0) == 0 && clock_now_ms() < until) {
 		if (handshake_send(session_fd, sv[1]) != 0)
 			break;
 		n.sent++;
@@ -171,7 +170,7 @@ innocent_main(char **env, int go, int report, int null)
 		_exit(2);
 	for (int i = 0; i < INNOCENT_EXECS; i++) {
 		struct innocent_exec x;
-		int64_t t0 = ts_now_ms();
+		int64_t t0 = clock_now_ms();
 		pid_t pid = fork();
 
 		if (pid == 0) {
@@ -183,7 +182,7 @@ innocent_main(char **env, int go, int report, int null)
 		}
 		if (pid < 0 || waitpid(pid, &x.status, 0) != pid)
 			_exit(3);
-		x.ms = (int)(ts_now_ms() - t0);
+		x.ms = (int)(clock_now_ms() - t0);
 		if (write(report, &x, sizeof(x)) != (ssize_t)sizeof(x))
 			_exit(4);
 	}
@@ -225,28 +224,9 @@ innocent_next(struct innocent *in, struct innocent_exec *x, int ms)
 static void
 innocent_end(struct innocent *in)
 {
-	int st;
-
 	close(in->go);
 	close(in->report);
-	cr_assert_eq(waitpid(in->pid, &st, 0), in->pid);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "innocent process status %#x", st);
-}
-
-/* th_count_fds(), or -1 when the table is too full to even look. */
-static int
-flood_count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
+	th_reap(in->pid);
 }
 
 /* The soft fd limit lowered to FLOOD_SOFT_NOFILE (the hard one kept); the hard limit. */
@@ -292,7 +272,7 @@ Test(trust_flood, one_process_cannot_stop_other_decisions, .timeout = 120)
 		struct innocent_exec x;
 
 		innocent_next(&in, &x, 60000);
-		fds = flood_count_fds();
+		fds = th_try_count_fds();
 		cr_log_info("innocent exec %d under flood: %d ms, status %#x, server fds %s%d", i,
 		    x.ms, x.status, fds < 0 ? "full " : "+", fds < 0 ? FLOOD_SOFT_NOFILE : fds - base);
 		cr_assert(WIFEXITED(x.status) && WEXITSTATUS(x.status) == 7,
@@ -388,12 +368,9 @@ asker_start(struct asker *a, struct shellesc_session *s, int n, struct asker_cou
 static void
 asker_end(struct asker *a)
 {
-	int st;
-
 	close(a->go);
 	close(a->report);
-	cr_assert_eq(waitpid(a->pid, &st, 0), a->pid);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "asker status %#x", st);
+	th_reap(a->pid);
 }
 
 /*

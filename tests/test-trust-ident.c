@@ -12,7 +12,8 @@
  *     dynamic loader run directly, busybox and /bin/rm against deny rules
  *     for rm and /usr/bin/rm (aliases);
  *   - --no-exec-writable: nothing the sandbox wrote runs in place, but
- *     the exact path a rule names.
+ *     the exact path a rule names; nor a memfd copy of a program, which
+ *     is in no directory Landlock sees.
  *
  * The escapes run the sandboxed side as the suite's unprivileged user
  * (tests/helpers/user.h) under --sandbox landlock with a writable SBX,
@@ -30,123 +31,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "helpers/base.h"
 #include "helpers/cli.h"
-#include "helpers/rules.h"
+#include "helpers/trust.h"
 #include "helpers/user.h"
 
-static struct tc t;
-static struct tc_res r;
-static struct tu_user u;
-static char *sbx, *out;			/* the sandbox's writable root; outside it */
-static char *wrapper, *preload, *forge;	/* reachable by u */
-static char *env_wrapper, *env_preload;
+#define tw tt_world	/* the user u, SBX and OUT: helpers/trust.h */
+#define t (tw.t)
+#define r (tw.r)
+#define u (tw.u)
 
-static char *
-reachable(const char *file)
-{
-	const char *p = tu_reachable(&u, file);
-
-	cr_assert_not_null(p, "%s: %s", file, strerror(errno));
-	return strdup(p);
-}
-
-/* t.env's entry NAME=... becomes NAME=value (owned by *slot). */
-static void
-set_env(const char *name, const char *value, char **slot)
-{
-	size_t n = strlen(name);
-
-	cr_assert(asprintf(slot, "%s=%s", name, value) > 0);
-	for (size_t i = 0; t.env[i] != NULL; i++)
-		if (strncmp(t.env[i], name, n) == 0 && t.env[i][n] == '=')
-			t.env[i] = *slot;
-}
-
-static void
-setup(void)
-{
-	const char *why = NULL;
-
-	tc_init(&t, NULL);
-	sbx = tr_tmpdir();
-	out = tr_tmpdir();
-	if (tu_user(&u, &why) != 0)
-		return;
-	/* u writes in SBX; in OUT only Landlock can stop it */
-	cr_assert_eq(chown(sbx, u.uid, u.gid), 0);
-	cr_assert_eq(chmod(sbx, 0755), 0);
-	cr_assert_eq(chmod(out, 01777), 0);
-	wrapper = reachable(TEST_WRAPPER);
-	forge = reachable(TEST_FORGE_ASK);
-	if (access(TEST_PRELOAD, R_OK) == 0)
-		preload = reachable(TEST_PRELOAD);
-	set_env("SHELLESC_WRAPPER", wrapper, &env_wrapper);
-	if (preload)
-		set_env("SHELLESC_PRELOAD", preload, &env_preload);
-}
-
-static void
-teardown(void)
-{
-	tr_rmtree(sbx);
-	tr_rmtree(out);
-	free(wrapper);
-	free(preload);
-	free(forge);
-	free(env_wrapper);
-	free(env_preload);
-	wrapper = preload = forge = env_wrapper = env_preload = NULL;
-	tc_fini(&t, &r);
-}
-
-TestSuite(trust_ident, .init = setup, .fini = teardown, .timeout = TC_TIMEOUT);
-
-static void
-skip(const char *why)
-{
-	teardown();
-	cr_skip_test("%s", why);
-}
-
-/* The sandboxed side needs Landlock and the unprivileged user. */
-static void
-need_sandbox(void)
-{
-	const char *why = NULL;
-
-	if (tc_landlock_abi() < 1)
-		skip("needs Landlock; this kernel has none");
-	if (tu_user(&u, &why) != 0)
-		skip(why);
-}
+TestSuite(trust_ident, .init = tt_suite_init, .fini = tt_suite_fini, .timeout = TC_TIMEOUT);
 
 static bool
 escaped(void)
 {
-	char *p = tr_path(out, "pwned");
-	bool yes = access(p, F_OK) == 0;
-
-	free(p);
-	return yes;
+	return th_exists(tw.out, "pwned");
 }
 
 /* Write SBX/name (mode 0755, u's), with @OUT@ replaced by OUT. */
 static const char *
 sbx_file(const char *name, const char *text)
 {
-	static char path[4096];
-	char body[4096];
-	const char *at = strstr(text, "@OUT@");
-
-	if (at != NULL)
-		snprintf(body, sizeof(body), "%.*s%s%s", (int)(at - text), text, out, at + 5);
-	else
-		snprintf(body, sizeof(body), "%s", text);
-	snprintf(path, sizeof(path), "%s/%s", sbx, name);
-	tr_write_file(path, body);
-	cr_assert_eq(chmod(path, 0755), 0);
-	cr_assert_eq(chown(path, u.uid, u.gid), 0);
-	return path;
+	return tt_sbx_file(&tw, name, text);
 }
 
 /*
@@ -156,31 +63,14 @@ sbx_file(const char *name, const char *text)
 static void
 run_sandboxed(const char *rules, const char *mode, const char *extra, const char *script)
 {
-	char cmd[8192], uid[32], gid[32];
+	char cmd[8192];
 	const char *at = strstr(script, "@OUT@");
-	char *args[24];
-	size_t n = 0;
 
-	snprintf(cmd, sizeof(cmd), TC_GATE "cd %s || exit 99; %.*s%s%s", sbx,
-	    at ? (int)(at - script) : (int)strlen(script), script, at ? out : "",
+	snprintf(cmd, sizeof(cmd), TC_GATE "cd %s || exit 99; %.*s%s%s", tw.sbx,
+	    at ? (int)(at - script) : (int)strlen(script), script, at ? tw.out : "",
 	    at ? at + 5 : "");
-	snprintf(uid, sizeof(uid), "--reuid=%ld", (long)u.uid);
-	snprintf(gid, sizeof(gid), "--regid=%ld", (long)u.gid);
-	for (const char *a[] = { "run", "--force", "-p", rules, "--mode", mode, "-s", "landlock",
-	    "-w", sbx, "-v", NULL }, **p = a; *p; p++)
-		args[n++] = (char *)*p;
-	if (extra)
-		args[n++] = (char *)extra;
-	args[n++] = "--";
-	if (u.created)
-		for (const char *a[] = { "/usr/bin/setpriv", uid, gid, "--clear-groups", NULL },
-		    **p = a; *p; p++)
-			args[n++] = (char *)*p;
-	args[n++] = "/bin/bash";
-	args[n++] = "-c";
-	args[n++] = cmd;
-	args[n] = NULL;
-	tc_run(&t, &r, NULL, args);
+	tt_run(&tw, (const char *[]){ "run", "--force", "-p", rules, "--mode", mode, "-s",
+	    "landlock", "-w", tw.sbx, "-v", extra, NULL }, cmd);
 }
 
 #define SETID_RULES "prefix_rule(pattern = [\"*\"], target = [\"setid\"], decision = \"escalate\")\n"
@@ -191,10 +81,10 @@ Test(trust_ident, forged_setid_flag_is_not_believed)
 {
 	char script[1024];
 
-	need_sandbox();
+	tt_need_sandbox(&tw);
 	tc_file(&t, "t.rules", SETID_RULES);
 	sbx_file("x", PWN_SCRIPT);
-	snprintf(script, sizeof(script), "%s 2 ./x x; echo \"status $?\"", forge);
+	snprintf(script, sizeof(script), "%s 2 ./x x; echo \"status $?\"", tw.forge);
 	run_sandboxed(tc_path(&t, "t.rules"), "wrapper", NULL, script);
 	cr_assert(!escaped(), "a forged flag escalated the script: %s", r.err);
 	cr_assert_str_eq(r.out, "run\nstatus 0\n", "%s", r.err);
@@ -204,9 +94,9 @@ Test(trust_ident, forged_setid_flag_is_not_believed)
  * sandbox's own; the preload reports it set-id, rightly. */
 Test(trust_ident, setid_copy_in_the_sandbox_is_not_escalated)
 {
-	need_sandbox();
-	if (preload == NULL)
-		skip("the preload library is not built");
+	tt_need_sandbox(&tw);
+	if (tw.preload == NULL)
+		tt_skip(&tw, "the preload library is not built");
 	TC_NEED_PRELOAD(&t, &r);
 	tc_file(&t, "t.rules", SETID_RULES);
 	run_sandboxed(tc_path(&t, "t.rules"), "preload", NULL,
@@ -226,7 +116,7 @@ demo_rules(void)
 /* examples/demo.rules escalates id: not any file called id. */
 Test(trust_ident, script_named_like_a_rule_is_not_escalated)
 {
-	need_sandbox();
+	tt_need_sandbox(&tw);
 	sbx_file("id", PWN_SCRIPT);
 	run_sandboxed(demo_rules(), "wrapper", NULL, "G ./id; echo \"status $?\"");
 	cr_assert(!escaped(), "SBX/id ran outside: %s", r.err);
@@ -238,7 +128,7 @@ Test(trust_ident, script_named_like_a_rule_is_not_escalated)
 /* A link called id to a shell does not lend the shell id's rule. */
 Test(trust_ident, link_named_like_a_rule_is_not_escalated)
 {
-	need_sandbox();
+	tt_need_sandbox(&tw);
 	run_sandboxed(demo_rules(), "wrapper", NULL,
 	    "ln -s /bin/sh id && G ./id -c 'touch @OUT@/pwned'; echo \"status $?\"");
 	cr_assert(!escaped(), "a link named id escalated sh: %s", r.err);
@@ -251,7 +141,7 @@ Test(trust_ident, the_real_program_is_escalated_through_a_link)
 {
 	char want[64];
 
-	need_sandbox();
+	tt_need_sandbox(&tw);
 	run_sandboxed(demo_rules(), "wrapper", NULL,
 	    "ln -s /usr/bin/id myid && G ./myid -u; echo \"status $?\"");
 	/* shellesc's uid, not the sandboxed side's: it ran outside */
@@ -266,10 +156,10 @@ Test(trust_ident, exact_path_rule_escalates_a_sandbox_script)
 {
 	char rules[1024];
 
-	need_sandbox();
+	tt_need_sandbox(&tw);
 	sbx_file("job", "#!/bin/sh\necho \"$0\" >&2; touch @OUT@/pwned\n");
 	snprintf(rules, sizeof(rules), "prefix_rule(pattern = [\"%s/job\"], decision = \"escalate\")\n",
-	    sbx);
+	    tw.sbx);
 	tc_file(&t, "t.rules", rules);
 	run_sandboxed(tc_path(&t, "t.rules"), "wrapper", NULL, "G ./job; echo \"status $?\"");
 	cr_assert_str_eq(r.out, "status 0\n", "%s", r.err);
@@ -303,21 +193,6 @@ Test(trust_ident, symlink_to_rm)
 	alias_denied(RM_RULES, "ln -s /bin/rm ls && G ./ls F");
 }
 
-/* cp from to, mode 0755. */
-static void
-copy_file(const char *from, const char *to)
-{
-	size_t len;
-	char *data = tr_read_file(from, &len);
-	FILE *f = fopen(to, "w");
-
-	cr_assert_not_null(f, "%s: %s", to, strerror(errno));
-	cr_assert_eq(fwrite(data, 1, len, f), len);
-	cr_assert_eq(fclose(f), 0);
-	cr_assert_eq(chmod(to, 0755), 0);
-	free(data);
-}
-
 /*
  * A hard link to the file a rule names.  Linking /usr/bin/rm itself needs
  * root (protected_hardlinks) and /tmp on the same file system; a copy of
@@ -325,10 +200,10 @@ copy_file(const char *from, const char *to)
  */
 Test(trust_ident, hard_link_to_rm)
 {
-	char rules[1024], *copy = tr_path(t.dir, "rm"), *hl = tr_path(t.dir, "hl");
+	char rules[1024], *copy = th_path(t.dir, "rm"), *hl = th_path(t.dir, "hl");
 	struct stat a, b;
 
-	copy_file("/usr/bin/rm", copy);
+	th_copy_file("/usr/bin/rm", copy, 0755);
 	snprintf(rules, sizeof(rules), "prefix_rule(pattern = [\"%s\"], decision = \"deny\")\n",
 	    copy);
 	alias_denied(rules, "ln rm hl2 && G ./hl2 F");
@@ -354,40 +229,23 @@ Test(trust_ident, proc_self_fd_of_rm)
 	alias_denied(RM_RULES, "exec 3</bin/rm && G /proc/self/fd/3 F");
 }
 
-/* The dynamic loader of this machine, from /bin/sh's PT_INTERP-ish
- * candidates; NULL when none is there. */
-static const char *
-loader(void)
-{
-	static const char *const cands[] = {
-		"/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1",
-		"/lib/ld-linux-armhf.so.3", "/lib/ld-linux.so.2", "/lib64/ld64.so.2",
-		"/lib/ld-linux-riscv64-lp64d.so.1",
-	};
-
-	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++)
-		if (access(cands[i], X_OK) == 0)
-			return cands[i];
-	return NULL;
-}
-
 Test(trust_ident, loader_runs_rm)
 {
 	char script[512];
 
-	if (loader() == NULL)
-		skip("no dynamic loader found where glibc puts it");
-	snprintf(script, sizeof(script), "G %s /bin/rm F", loader());
+	if (tt_loader() == NULL)
+		tt_skip(&tw, "no dynamic loader found where glibc puts it");
+	snprintf(script, sizeof(script), "G %s /bin/rm F", tt_loader());
 	alias_denied(RM_RULES, script);
 	tc_res_free(&r);
 	/* the program is found after the loader's options */
 	snprintf(script, sizeof(script), "G %s --argv0 ls --library-path /nonexistent /bin/rm F",
-	    loader());
+	    tt_loader());
 	alias_denied(USR_RM_RULES, script);
 	tc_res_free(&r);
 	/* a name the loader would look up in library directories: which file
 	 * that is, only the loader knows */
-	snprintf(script, sizeof(script), "G %s rm F", loader());
+	snprintf(script, sizeof(script), "G %s rm F", tt_loader());
 	alias_denied(RM_RULES, script);
 	cr_assert_not_null(strstr(r.err, "cannot tell which program it would load"), "%s", r.err);
 }
@@ -404,7 +262,7 @@ Test(trust_ident, busybox_rm)
 	char script[512];
 
 	if (busybox() == NULL)
-		skip("busybox is not installed");
+		tt_skip(&tw, "busybox is not installed");
 	snprintf(script, sizeof(script), "G %s rm F", busybox());
 	alias_denied(RM_RULES, script);
 	tc_res_free(&r);
@@ -437,9 +295,9 @@ Test(trust_ident, no_exec_writable)
 {
 	char rules[1024];
 
-	need_sandbox();
+	tt_need_sandbox(&tw);
 	snprintf(rules, sizeof(rules), "prefix_rule(pattern = [\"%s/allowed\"], decision = \"run\")\n",
-	    sbx);
+	    tw.sbx);
 	tc_file(&t, "t.rules", rules);
 	sbx_file("allowed", "#!/bin/sh\necho allowed\n");
 	sbx_file("other", "#!/bin/sh\necho other\n");
@@ -450,10 +308,61 @@ Test(trust_ident, no_exec_writable)
 	cr_assert_not_null(strstr(r.err, "Permission denied"), "%s", r.err);
 }
 
+/*
+ * A memfd is a program the sandbox wrote, though in no directory Landlock
+ * sees: a copy of touch fexecve'd from one does not run in place.
+ */
+static void
+memfd_touch(const char *mode, const char *extra)
+{
+	char script[1024], *probe;
+
+	tt_need_sandbox(&tw);
+	if (strcmp(mode, "preload") == 0) {
+		if (tw.preload == NULL)
+			tt_skip(&tw, "the preload library is not built");
+		TC_NEED_PRELOAD(&t, &r);
+	}
+	probe = tt_reachable(&tw, TEST_EXEC_PROBE);
+	tc_file(&t, "t.rules", "");
+	snprintf(script, sizeof(script), "%s fexecve-memfd /usr/bin/touch touch made; "
+	    "echo \"status $?\"", probe);
+	run_sandboxed(tc_path(&t, "t.rules"), mode, extra, script);
+	free(probe);
+}
+
+static void
+memfd_refused(void)
+{
+	cr_assert_str_eq(r.out, "ret=-1 errno=13\nstatus 99\n", "%s%s", r.out, r.err);
+	cr_assert(!th_exists(tw.sbx, "made"), "the memfd ran in place: %s", r.err);
+	cr_assert_not_null(strstr(r.err, "no-exec-writable runs nothing"), "%s", r.err);
+}
+
+/* The preload names the file "/proc/self/fd"; the kernel layer, the memfd. */
+Test(trust_ident, no_exec_writable_memfd)
+{
+	memfd_touch("preload", "--no-exec-writable");
+	memfd_refused();
+}
+
+Test(trust_ident, no_exec_writable_memfd_kernel)
+{
+	memfd_touch("wrapper,kernel", "--no-exec-writable");
+	memfd_refused();
+}
+
+Test(trust_ident, memfd_by_default)
+{
+	memfd_touch("preload", NULL);
+	cr_assert_str_eq(r.out, "status 0\n", "%s", r.err);
+	cr_assert(th_exists(tw.sbx, "made"), "%s", r.err);
+}
+
 /* Without it, what the sandbox wrote runs in place (inside the sandbox). */
 Test(trust_ident, exec_writable_by_default)
 {
-	need_sandbox();
+	tt_need_sandbox(&tw);
 	tc_file(&t, "t.rules", "");
 	sbx_file("other", "#!/bin/sh\necho other\n");
 	run_sandboxed(tc_path(&t, "t.rules"), "wrapper", NULL, "G ./other");
@@ -466,12 +375,36 @@ Test(trust_ident, no_exec_writable_in_exec)
 	json_t *j;
 
 	if (tc_landlock_abi() < 1)
-		skip("needs Landlock; this kernel has none");
+		tt_skip(&tw, "needs Landlock; this kernel has none");
 	tc_file(&t, "t.rules", "");
 	tc_run(&t, &r, NULL, TS_V("exec", "-p", "t.rules", "--mode", "wrapper", "--no-login",
-	    "--output", "split", "-s", "landlock", "--no-exec-writable", "-c",
+	    "--output", "split", "-s", "landlock", "--rules-writable", "--no-exec-writable",
+	    "-c",
 	    TC_GATE "cp /usr/bin/true t && G ./t; echo \"copy $?\"; G /usr/bin/true; echo \"true $?\""));
 	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
 	j = tc_json(&t, r.out);
 	cr_assert_str_eq(tc_jstr(j, "stdout"), "copy 126\ntrue 0\n", "%s", r.out);
+}
+
+/*
+ * A request that asks for a profile -- "profile": "unsandboxed", a mode,
+ * "sandbox_permissions", "writable": ["/"], "network" -- gets what the
+ * rules say and no more: no field of a request is read as a profile.
+ * Escalated into "network" by the rule, the forged touch still cannot
+ * write OUT; decided run by the rule, it is told run.
+ */
+Test(trust_ident, forged_profile_fields_are_ignored)
+{
+	char script[1024], *forge;
+
+	tt_need_sandbox(&tw);
+	forge = tt_reachable(&tw, TEST_FORGE_PROFILE);
+	tc_file(&t, "t.rules", "prefix_rule([\"touch\"], decision = \"escalate\", "
+	    "profile = \"network\")\nprefix_rule([\"true\"], decision = \"run\")\n");
+	snprintf(script, sizeof(script), "%s \"$(type -P touch)\" touch @OUT@/pwned 2>/dev/null;"
+	    " echo \"touch $?\"; %s \"$(type -P true)\" true; echo \"true $?\"", forge, forge);
+	run_sandboxed(tc_path(&t, "t.rules"), "wrapper", NULL, script);
+	free(forge);
+	cr_assert(!escaped(), "a forged profile escaped the sandbox: %s", r.err);
+	cr_assert_str_eq(r.out, "touch 1\nrun\ntrue 0\n", "%s", r.err);
 }

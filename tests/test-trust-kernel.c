@@ -29,6 +29,7 @@
 
 #include "fdpass.h"
 #include "helpers/base.h"
+#include "helpers/filtered.h"
 #include "helpers/session.h"
 
 /* How long a held or refused exec may take to show. */
@@ -42,25 +43,6 @@ tk_hold_wait(struct ts_hold *h, int want)
 		usleep(10000);
 	usleep(100000);		/* and a little more, for any past the bound */
 	return atomic_load(&h->n);
-}
-
-/*
- * The child: raw-exec filter-threads, with sock as its fd 3 (where it
- * sends its filter's listener), go as its stdin and report as its stdout.
- * The filter is raw-exec's, a program of its own: threads made after a
- * fork of this multithreaded process could hang under ASan.
- */
-static void __attribute__((noreturn))
-tk_child(int sock, int go, int report)
-{
-	char *argv[] = { "raw-exec", "filter-threads", "/bin/true", "true", NULL };
-	char *envp[] = { NULL };
-
-	if (dup2(go, STDIN_FILENO) < 0 || dup2(report, STDOUT_FILENO) < 0 ||
-	    (sock == 3 ? fcntl(3, F_SETFD, 0) : dup2(sock, 3)) < 0)
-		_exit(3);
-	execve(TEST_RAW_EXEC, argv, envp);
-	_exit(4);
 }
 
 /* Errnos reported within ms, counted into counts[errno & 0xff]. */
@@ -78,59 +60,12 @@ tk_reports(int fd, int want, int ms, int counts[256])
 	return got;
 }
 
-struct tk_child {
-	pid_t pid;
-	int go, report;
-};
-
-/* Fork the child and give its listener to s. */
-static void
-tk_start(struct shellesc_session *s, struct tk_child *k)
-{
-	int sv[2], go[2], report[2], lfd = -1;
-	size_t nfds = 1;
-	char c;
-
-	if (th_slowdown() > 1)		/* under valgrind */
-		cr_skip_test("valgrind has no seccomp(2): the session cannot take a listener");
-	th_pair(SOCK_STREAM, sv);
-	th_pipe(go);
-	th_pipe(report);
-	cr_assert((k->pid = fork()) >= 0);
-	if (k->pid == 0) {
-		close(go[1]);
-		close(report[0]);
-		tk_child(sv[1], go[0], report[1]);
-	}
-	close(sv[1]);
-	close(go[0]);
-	close(report[1]);
-	cr_assert_eq(fdpass_wait(sv[0], POLLIN, TK_WAIT_MS), 0, "no listener from the child");
-	cr_assert_eq(fdpass_recv(sv[0], &c, 1, &lfd, &nfds), 1);
-	cr_assert(nfds == 1 && lfd >= 0, "the child sent no fd");
-	close(sv[0]);
-	cr_assert_eq(shellesc_session_kernel(s, lfd, 0), 0);
-	k->go = go[1];
-	k->report = report[0];
-}
-
 /* threads more execs, with a 7 MiB argv[1] when big. */
 static void
-tk_go(struct tk_child *k, int threads, bool big)
+tk_go(struct tf_child *k, int threads, bool big)
 {
 	for (int i = 0; i < threads; i++)
 		cr_assert_eq(write(k->go, big ? "b" : "s", 1), 1);
-}
-
-static void
-tk_end(struct tk_child *k)
-{
-	int st;
-
-	kill(k->pid, SIGKILL);
-	cr_assert_eq(waitpid(k->pid, &st, 0), k->pid);
-	close(k->go);
-	close(k->report);
 }
 
 /*
@@ -147,11 +82,11 @@ Test(trust_kernel, held_raw_execs_are_bounded_per_process, .timeout = 60)
 	    .intercept = SHELLESC_INTERCEPT_WRAPPER, .wrapper_path = TEST_WRAPPER,
 	    .max_requests = 16, .max_requests_per_process = 4 };
 	struct shellesc_session *s = NULL;
-	struct tk_child k;
+	struct tf_child k;
 	int counts[256] = { 0 }, base;
 
 	cr_assert_eq(shellesc_session_start(&cfg, &s), 0);
-	tk_start(s, &k);
+	tf_start(&k, s, "/bin/true", "true", TK_WAIT_MS);
 	base = th_count_fds();
 	tk_go(&k, 6, false);
 	cr_assert_eq(tk_hold_wait(&h, 4), 4, "the policy holds %d of 6", atomic_load(&h.n));
@@ -166,7 +101,7 @@ Test(trust_kernel, held_raw_execs_are_bounded_per_process, .timeout = 60)
 	cr_assert_eq(tk_hold_wait(&h, 1), 1, "no room once answered");
 	ts_hold_decide(&h, SHELLESC_DENY);
 	cr_assert_eq(tk_reports(k.report, 1, TK_WAIT_MS, counts), 1);
-	tk_end(&k);
+	tf_end(&k);
 	shellesc_session_end(s);
 }
 
@@ -183,11 +118,11 @@ Test(trust_kernel, memory_of_held_raw_execs_is_bounded, .timeout = 60)
 	struct shellesc_config cfg = { .policy = ts_hold_policy, .policy_arg = &h,
 	    .intercept = SHELLESC_INTERCEPT_WRAPPER, .wrapper_path = TEST_WRAPPER };
 	struct shellesc_session *s = NULL;
-	struct tk_child k;
+	struct tf_child k;
 	int counts[256] = { 0 };
 
 	cr_assert_eq(shellesc_session_start(&cfg, &s), 0);
-	tk_start(s, &k);
+	tf_start(&k, s, "/bin/true", "true", TK_WAIT_MS);
 	tk_go(&k, 12, true);
 	cr_assert_eq(tk_reports(k.report, 3, 2 * TK_WAIT_MS, counts), 3,
 	    "the big execs past 64 MiB were not refused at once");
@@ -202,6 +137,6 @@ Test(trust_kernel, memory_of_held_raw_execs_is_bounded, .timeout = 60)
 	ts_hold_decide(&h, SHELLESC_DENY);
 	cr_assert_eq(tk_reports(k.report, 1, TK_WAIT_MS, counts), 1);
 	cr_assert_eq(counts[EACCES], 14);
-	tk_end(&k);
+	tf_end(&k);
 	shellesc_session_end(s);
 }

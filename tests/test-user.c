@@ -1,5 +1,5 @@
 /*
- * test-user.c: suite test_user -- the unprivileged user of the attack tests
+ * test-user.c: suite user -- the unprivileged user of the attack tests
  * (tests/helpers/user.h) really is one: it cannot write where only root
  * may, and a file of the closed build tree is reachable through its copy.
  */
@@ -51,7 +51,7 @@ root_only_dir(const struct tu_user *u, char *fresh)
 	return "/";
 }
 
-Test(test_user, cannot_write_where_only_root_may)
+Test(user, cannot_write_where_only_root_may)
 {
 	struct tu_user u;
 	char fresh[] = "/tmp/shellesc-tu-XXXXXX";
@@ -84,7 +84,7 @@ Test(test_user, cannot_write_where_only_root_may)
 	    u.name, dir, st);
 }
 
-Test(test_user, closed_files_are_reached_through_a_copy)
+Test(user, closed_files_are_reached_through_a_copy)
 {
 	struct tu_user u;
 	char dir[] = "/tmp/shellesc-tu-XXXXXX", file[64];

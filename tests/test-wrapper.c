@@ -74,10 +74,12 @@ static const struct wcase wcases[] = {
 	  .argv = { "echo", "ran" }, .code = 126, OUT(""), .err = NO_SESSION },
 	{ "run, option-like and non-UTF-8 args", "run", .file = TEST_ARGV_DUMP, .argv = ODD_ARGS,
 	  ODD_OUT, .err = "" },
+	/* escalated, argv[0] is the program's own name (docs/security.md) */
 	{ "escalate, option-like and non-UTF-8 args", "escalate", .file = TEST_ARGV_DUMP,
-	  .argv = ODD_ARGS, ODD_OUT, .err = "" },
+	  .argv = ODD_ARGS, OUT("argv-dump\0--help\0--\0-c\0\xff\xfe caf\xe9\0\x80\0"),
+	  .err = "" },
 	{ "escalate a non-UTF-8 file name", "escalate", .file = "@/\xff-dump", .argv = { "\xff" },
-	  OUT("\xff\0"), .err = "" },
+	  OUT("argv-dump\0"), .err = "" },
 };
 #define NW (sizeof(wcases) / sizeof(wcases[0]))
 
@@ -91,46 +93,19 @@ at_dir(const char *path, const char *dir, char *buf, size_t size)
 	return buf;
 }
 
-static void
-write_script(const char *dir, const char *name, const char *text)
+/* A fresh directory with the scripts and the link the cases run. */
+static char *
+make_fixtures(void)
 {
-	char path[PATH_MAX];
-	FILE *f;
+	char *dir = th_tmpdir();
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	cr_assert_not_null(f = fopen(path, "w"));
-	fputs(text, f);
-	fclose(f);
-	cr_assert_eq(chmod(path, 0755), 0);
-}
-
-static void
-make_fixtures(char *dir)
-{
-	char path[PATH_MAX];
-
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/bin", dir);
-	cr_assert_eq(mkdir(path, 0755), 0);
-	write_script(dir, "noshebang", "echo \"noshebang: $*\"\n");
-	write_script(dir, "bin/tool", "#!/bin/sh\necho tool ran\n");
-	write_script(dir, "which-sh", "echo \"${BASH_VERSION:+bash}:${"
-	    SHELLESC_ENV_SHELL "-taken out}\"\n");
-	snprintf(path, sizeof(path), "%s/\xff-dump", dir);
-	cr_assert_eq(symlink(TEST_ARGV_DUMP, path), 0);
-}
-
-static void
-remove_fixtures(const char *dir)
-{
-	static const char *const names[] = { "noshebang", "bin/tool", "which-sh", "\xff-dump", "bin",
-		"" };
-	char path[PATH_MAX];
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		remove(path);
-	}
+	th_put(dir, "bin", NULL, 0755);
+	th_put(dir, "noshebang", "echo \"noshebang: $*\"\n", 0755);
+	th_put(dir, "bin/tool", "#!/bin/sh\necho tool ran\n", 0755);
+	th_put(dir, "which-sh", "echo \"${BASH_VERSION:+bash}:${"
+	    SHELLESC_ENV_SHELL "-taken out}\"\n", 0755);
+	cr_assert_eq(symlink(TEST_ARGV_DUMP, th_at(dir, "\xff-dump")), 0);
+	return dir;
 }
 
 /* The caller's environment: the session's overlay, or a broken/absent socket. */
@@ -204,14 +179,14 @@ ParameterizedTestParameters(wrapper, each)
 
 ParameterizedTest(size_t *i, wrapper, each, .timeout = TS_TIMEOUT)
 {
-	char dir[] = "/tmp/shellesc-test-XXXXXX";
+	char *dir;
 
 	cr_log_info("case: %s", wcases[*i].name);
 	tp.reason = "not now";
 	s = ts_start(&tp, NULL);
-	make_fixtures(dir);
+	dir = make_fixtures();
 	run_case(&wcases[*i], dir);
-	remove_fixtures(dir);
+	th_rmtree(dir);
 	ts_end(s, &tp);
 }
 
@@ -315,12 +290,12 @@ Test(wrapper, script_without_shebang_runs_under_the_named_shell, .timeout = TS_T
 		{ NULL, ":taken out\n" },
 		{ SHELLESC_ENV_SHELL "=bash", ":taken out\n" },
 	};
-	char dir[] = "/tmp/shellesc-test-XXXXXX", file[PATH_MAX], *out, *err;
+	char *dir, file[PATH_MAX], *out, *err;
 	struct ts_proc p;
 	char **env;
 
 	s = ts_start(&tp, NULL);
-	make_fixtures(dir);
+	dir = make_fixtures();
 	snprintf(file, sizeof(file), "%s/which-sh", dir);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		env = ts_env(s, "TEST_ACTION=run", cases[i].var, NULL);
@@ -331,7 +306,7 @@ Test(wrapper, script_without_shebang_runs_under_the_named_shell, .timeout = TS_T
 		free(err);
 		shellesc_env_free(env);
 	}
-	remove_fixtures(dir);
+	th_rmtree(dir);
 	ts_end(s, &tp);
 }
 

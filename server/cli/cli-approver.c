@@ -5,8 +5,9 @@
  * request as one JSON object on stdin, and answers one JSON object on
  * stdout: {"decision": "run"|"escalate"|"deny", "reason": "...", "always":
  * "exact"|"prefix"}, with Codex's "allow" for escalate and "forbidden" for
- * deny; "always" (optional, with escalate only, and only when the request
- * says "always_offered": true) adds the rule a person's a or p would.  Anything
+ * deny; "always" (optional, with run or escalate, and only when the request
+ * says "always_offered": true) adds the rule a person's a, p or ar would,
+ * deciding as answered, to the learned file.  Anything
  * else -- a crash, a non-zero exit, bad JSON, no answer in time -- is a
  * deny whose reason says which.  Its whole process group is killed once
  * it has answered or failed, so nothing it started outlives the question;
@@ -173,9 +174,9 @@ cli_ap_always(struct cli *c, json_t *j, enum shellesc_action a, struct cli_verdi
 	if (s == NULL || (strcmp(s, "exact") != 0 && strcmp(s, "prefix") != 0))
 		return cli_verdict_deny(v, "error", "the approver's \"always\" is not "
 		    "\"exact\" or \"prefix\"");
-	if (a != SHELLESC_ESCALATE || !cli_prompt_always_ok(c, v))
+	if (a == SHELLESC_DENY || !cli_prompt_always_ok(c, v))
 		return cli_verdict_deny(v, "error", "the approver answered \"always\" where it "
-		    "is not offered (escalate only, and \"always_offered\")");
+		    "is not offered (run or escalate only, and \"always_offered\")");
 	*always = strcmp(s, "exact") == 0 ? CLI_ALWAYS_EXACT : CLI_ALWAYS_PREFIX;
 	return 0;
 }

@@ -1,6 +1,8 @@
 /*
  * cli-check.c: shellesc check ARGV: what the rules decide for a command,
- * the rule that decided it and, with --explain, every rule that matches.
+ * the rule that decided it and, with --explain, every rule that matches,
+ * how the program was resolved and the rules that nearly matched
+ * (cli-check-why.c).
  * ARGV[0] is found as a shell would (PATH) and identified the way the
  * server does (its real path and inode), so the answer is the one a
  * session would give; a program that is not installed is decided by its
@@ -26,6 +28,7 @@ struct cli_check_hit {
 	char *source, *justification, *head;
 	enum rules_decision decision;
 	size_t nprefix, argi;
+	bool options;			/* options placed or spelled otherwise */
 };
 
 struct cli_check {
@@ -37,6 +40,7 @@ struct cli_check {
 	struct cli_check_hit *hits;
 	size_t nhits;
 	bool oom;			/* a hit could not be kept */
+	json_t *why;			/* --explain: cli_check_why */
 	bool excluded;			/* by a host_executable (cli_check_text) */
 };
 
@@ -76,9 +80,9 @@ cli_check_text_hits(const struct cli_check *k)
 		char *shown = prefix ? cli_show_argv(prefix[0], prefix) : NULL;
 		char *prog = cli_show(k->f.path);
 
-		printf("    %s (%s): prefix %s, program %s\n", h->source,
+		printf("    %s (%s): prefix %s, program %s%s\n", h->source,
 		    rules_decision_name(h->decision), shown ? shown : "?",
-		    prog ? prog : "?");
+		    prog ? prog : "?", h->options ? ", options written otherwise" : "");
 		free(prog);
 		free(shown);
 		free(prefix);
@@ -116,8 +120,12 @@ cli_check_text(const struct cli_check *k)
 	else
 		printf("  rule %s (%s)%s%s\n", v->source ? v->source : "?",
 		    rules_decision_name(v->rule), why ? ": " : "", why ? why : "");
-	if (k->c->o.explain)
+	if (v->rule == RULES_ESCALATE || v->rule == RULES_PROMPT)
+		printf("  profile: %s\n", cli_profile_name(v->profile));
+	if (k->c->o.explain) {
 		cli_check_text_hits(k);
+		cli_check_why_text(k->why);
+	}
 	free(cmd);
 	free(why);
 }
@@ -131,12 +139,13 @@ cli_check_json_hits(const struct cli_check *k)
 		const struct cli_check_hit *h = &k->hits[i];
 		char **prefix = cli_check_prefix(k, h);
 
-		json_array_append_new(a, json_pack("{s:o, s:s, s:o, s:o, s:o, s:o}",
+		json_array_append_new(a, json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:b}",
 		    "source", cli_json_str(h->source),
 		    "decision", rules_decision_name(h->decision),
 		    "justification", cli_json_str(h->justification),
 		    "prefix", prefix ? cli_json_strv(prefix) : json_null(),
-		    "head", cli_json_str(h->head), "program", cli_json_str(k->f.path)));
+		    "head", cli_json_str(h->head), "program", cli_json_str(k->f.path),
+		    "options", h->options));
 		free(prefix);
 	}
 	return a;
@@ -147,8 +156,9 @@ cli_check_json(const struct cli_check *k)
 {
 	const struct cli_verdict *v = &k->v;
 	json_t *rule = v->rule == RULES_NONE ? json_null() :
-	    json_pack("{s:o, s:s, s:o}", "source", cli_json_str(v->source),
-	    "decision", rules_decision_name(v->rule), "justification", cli_json_str(v->justification));
+	    json_pack("{s:o, s:s, s:o, s:o}", "source", cli_json_str(v->source),
+	    "decision", rules_decision_name(v->rule), "justification", cli_json_str(v->justification),
+	    "profile", cli_profile_json(v->profile, v->rule));
 	json_t *j = json_pack("{s:o, s:o, s:o, s:s, s:o, s:s, s:b}",
 	    "program", cli_json_str(k->program), "target", cli_json_str(k->f.path),
 	    "argv", cli_json_strv(k->c->o.argv),
@@ -158,8 +168,10 @@ cli_check_json(const struct cli_check *k)
 
 	if (j != NULL)
 		json_object_set_new(j, "host_executable_excludes", json_boolean(k->excluded));
-	if (j != NULL && k->c->o.explain)
+	if (j != NULL && k->c->o.explain) {
 		json_object_set_new(j, "matches", cli_check_json_hits(k));
+		json_object_set(j, "why", k->why);
+	}
 	if ((line = cli_json_line(j)) != NULL)
 		fputs(line, stdout);
 	free(line);
@@ -245,7 +257,7 @@ cli_check_hit(void *arg, const struct rules_hit *h)
 	*x = (struct cli_check_hit){ .source = strdup(h->source),
 	    .justification = h->justification ? strdup(h->justification) : NULL,
 	    .head = strdup(h->head), .decision = h->decision,
-	    .nprefix = h->nprefix, .argi = h->argi };
+	    .nprefix = h->nprefix, .argi = h->argi, .options = h->options };
 }
 
 /* The strictest first, then by file and line. */
@@ -268,6 +280,7 @@ cli_check_free(struct cli_check *k)
 		free(k->hits[i].head);
 	}
 	free(k->hits);
+	json_decref(k->why);
 	cli_verdict_free(&k->v);
 	free((char *)k->f.path);
 	free((char *)k->program);
@@ -285,11 +298,14 @@ cli_check_decide(struct cli_check *k)
 		for (size_t i = 0; i < k->nhits; i++)
 			if (k->hits[i].source == NULL || k->hits[i].head == NULL)
 				k->oom = true;
+		if ((k->why = cli_check_why(c, &k->f, c->o.argv)) == NULL)
+			k->oom = true;
 		if (k->oom) {
 			cli_oom();
 			return CLI_EXIT_FAIL;
 		}
-		qsort(k->hits, k->nhits, sizeof(*k->hits), cli_check_hit_cmp);
+		if (k->nhits > 1)	/* hits NULL when there are none */
+			qsort(k->hits, k->nhits, sizeof(*k->hits), cli_check_hit_cmp);
 	}
 	if (c->o.json)
 		cli_check_json(k);

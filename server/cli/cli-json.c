@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "cli-json.h"
+#include "utf8.h"
 
 static const char cli_b64[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -92,9 +93,7 @@ cli_json_b64_object(const char *p, size_t n)
 json_t *
 cli_json_bytes(const char *p, size_t n)
 {
-	json_t *j = json_stringn(p, n);
-
-	return j ? j : cli_json_b64_object(p, n);
+	return utf8_valid(p, n) ? json_stringn(p, n) : cli_json_b64_object(p, n);
 }
 
 json_t *
@@ -148,9 +147,10 @@ cli_json_rule(const struct cli_verdict *v)
 {
 	if (v->rule == RULES_NONE)
 		return json_null();
-	return json_pack("{s:o, s:s, s:o}", "source", cli_json_str(v->source),
+	return json_pack("{s:o, s:s, s:o, s:o}", "source", cli_json_str(v->source),
 	    "decision", rules_decision_name(v->rule),
-	    "justification", cli_json_str(v->justification));
+	    "justification", cli_json_str(v->justification),
+	    "profile", cli_profile_json(v->profile, v->rule));
 }
 
 /* Which client caught the exec; "unknown" for one that does not say. */
@@ -164,21 +164,65 @@ cli_json_intercept(unsigned flags)
 	return flags & SHELLESC_ASKED_BY_WRAPPER ? "wrapper" : "unknown";
 }
 
-/* A request as the audit log and the approver see it. */
+/* A script's #! chain: each program's path and argv. */
+static json_t *
+cli_json_chain(const struct shellesc_target *t)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && t->error == 0 && i < t->ninterp; i++)
+		json_array_append_new(a, json_pack("{s:o, s:o}",
+		    "path", cli_json_str(t->interp[i].path),
+		    "argv", cli_json_strv(t->interp[i].argv)));
+	return a;
+}
+
+static json_t *cli_json_request_facts(const struct shellesc_request *req,
+    const struct cli_verdict *v);
+
+/* A request as the audit log and the approver see it: argv0 is the
+ * caller's argv[0] when it is not target_argv's (which says what it does),
+ * interpreters a script's #! chain. */
 json_t *
 cli_json_request(const struct shellesc_request *req, const struct cli_verdict *v)
 {
 	const struct shellesc_target *t = shellesc_request_target(req);
+	char *const *argv = shellesc_request_argv(req);
+	json_t *j = cli_json_request_facts(req, v);
+	bool differs = argv && argv[0] && t->argv && t->argv[0] && strcmp(argv[0], t->argv[0]);
 
-	return json_pack("{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o}",
+	if (j == NULL)
+		return NULL;
+	json_object_set_new(j, "argv0", differs ? cli_json_str(argv[0]) : json_null());
+	json_object_set_new(j, "interpreters", cli_json_chain(t));
+	/* what an escalation of it runs under: the approver's yes means it */
+	json_object_set_new(j, "profile", cli_profile_json(v->profile, RULES_ESCALATE));
+	/* the caller's own request (mcp's sandbox_permissions): untrusted words */
+	if (v->ask != NULL)
+		json_object_set_new(j, "requested", json_pack("{s:s, s:o, s:o}", "profile",
+		    v->ask->profile, "justification", cli_json_str(v->ask->justification),
+		    "prefix_rule", cli_json_strv(v->ask->prefix_rule)));
+	return j;
+}
+
+static json_t *
+cli_json_request_facts(const struct shellesc_request *req, const struct cli_verdict *v)
+{
+	const struct shellesc_target *t = shellesc_request_target(req);
+
+	pid_t ppid = shellesc_request_ppid(req);
+
+	return json_pack("{s:I, s:I, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:s, s:o}",
 	    "id", (json_int_t)shellesc_request_id(req),
 	    "pid", (json_int_t)shellesc_request_pid(req),
+	    "ppid", ppid > 0 ? json_integer(ppid) : json_null(),
 	    "uid", (json_int_t)(int)shellesc_request_uid(req),
 	    "gid", (json_int_t)(int)shellesc_request_gid(req),
 	    "program", cli_json_str(shellesc_request_program(req)),
 	    "file", cli_json_str(shellesc_request_file(req)),
 	    "argv", cli_json_strv(shellesc_request_argv(req)),
 	    "cwd", cli_json_str(shellesc_request_cwd(req)),
+	    "cwd_writable", shellesc_request_cwd_writable(req) != 0,
 	    "target", cli_json_str(t->error == 0 ? t->path : NULL),
 	    "target_argv", cli_json_strv(t->argv),
 	    "flags", cli_json_flags(t->error == 0 ? t->facts : 0),
@@ -197,26 +241,10 @@ cli_json_decision(const struct shellesc_request *req, const struct cli_verdict *
 	json_object_set_new(j, "reason", cli_json_str(reason));
 	json_object_set_new(j, "asked", cli_json_str(v->asked));
 	json_object_set_new(j, "answer", cli_json_str(v->answer));
+	/* the audit names the profile an escalation runs under; null else */
+	json_object_set_new(j, "profile", a == SHELLESC_ESCALATE ?
+	    cli_profile_json(v->profile, RULES_ESCALATE) : json_null());
 	return j;
-}
-
-/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
- * surrogates, nothing past U+10FFFF), or 0. */
-static size_t
-cli_json_utf8(const unsigned char *p, size_t n)
-{
-	size_t len = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2 :
-	    p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
-
-	if (len == 0 || len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
-	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
-		return 0;
-	return len;
 }
 
 /* Text for a reader that wants a string whatever the bytes (mcp's and
@@ -231,7 +259,7 @@ cli_json_text(const char *p, size_t n, bool *replaced)
 	if (out == NULL)
 		return NULL;
 	for (size_t i = 0, k; i < n; i += k ? k : 1) {
-		if ((k = cli_json_utf8((const unsigned char *)p + i, n - i)) != 0)
+		if ((k = utf8_len(p + i, n - i)) != 0)
 			q = mempcpy(q, p + i, k);
 		else {
 			q = mempcpy(q, "\xef\xbf\xbd", 3);

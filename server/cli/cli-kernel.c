@@ -1,16 +1,28 @@
 /*
  * cli-kernel.c: the kernel layer of shellesc run (docs/security.md, "The
  * kernel layer").  PROGRAM's child installs the session's seccomp filter
- * with execve and execveat routed to a listener, sends the listener to us
+ * (the library's sandbox builder, built with SHELLESC_SANDBOX_EXEC_NOTIFY:
+ * execve and execveat routed to a listener), sends the listener to us
  * on a socketpair and execs; we hand it to the session
  * (shellesc_session_kernel), whose loop then decides every exec of the
  * tree.  The child's own exec of PROGRAM is the one it continues unasked:
  * until then the child runs our code.
  *
+ * exec and mcp get the same layer from the library, which enters the
+ * shell's sandbox and hands its listener to the session the same way
+ * (spawn.c); cli_kernel_plan says at their start what run says at its.
+ *
  * Where the kernel cannot give a listener (no SECCOMP_RET_USER_NOTIF, or
  * the process is already under a filter with one, as inside another such
  * session), "both" falls back to the filter without it and says so at
- * start; "--mode ...,kernel" refuses to start PROGRAM.
+ * start -- unless only the layer would catch PROGRAM's execs (a static
+ * program: cli-probe.c), where it is required as "--mode ...,kernel"
+ * requires it: PROGRAM is not started.  Under --sandbox landlock the
+ * listener is always wanted, whatever --mode says: it carries the socket
+ * gate (shellesc_session_sandbox), which never falls back, so PROGRAM is
+ * not started without it (exit 125).  "--mode kernel" alone is the layer without
+ * the preload and the wrapper: the library then puts nothing of the
+ * session into PROGRAM's environment or fds (SHELLESC_INTERCEPT_KERNEL).
  */
 #include "config.h"
 
@@ -18,33 +30,24 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli-seccomp.h"
 #include "err.h"
 #include "fdpass.h"
 
-/* Linux 5.5: SECCOMP_USER_NOTIF_FLAG_CONTINUE, without which a run
- * decision could not let the exec go on. */
-static bool
-cli_kernel_continue_avail(void)
-{
-	struct utsname u;
-	unsigned maj = 0, min = 0;
-
-	if (uname(&u) != 0 || sscanf(u.release, "%u.%u", &maj, &min) != 2)
-		return false;
-	return maj > 5 || (maj == 5 && min >= 5);
-}
-
 int
-cli_kernel_plan(struct cli *c, struct cli_seccomp *f, struct cli_seccomp *fb)
+cli_kernel_plan(struct cli *c, bool *listen)
 {
-	bool want = c->o.kernel != CLI_KERNEL_OFF;
+	bool gate = c->o.sandbox == CLI_SANDBOX_LANDLOCK;
 
-	if (want && !(cli_seccomp_notify_avail() && cli_kernel_continue_avail())) {
+	*listen = c->o.kernel != CLI_KERNEL_OFF || gate;
+	if (gate && !shellesc_sandbox_kernel_avail()) {
+		cli_warnx("--sandbox landlock: this kernel lacks seccomp user notification "
+		    "(Linux 5.5), which the socket gate needs");
+		return -1;
+	}
+	if (c->o.kernel != CLI_KERNEL_OFF && !shellesc_sandbox_kernel_avail()) {
 		if (c->o.kernel == CLI_KERNEL_ON) {
 			cli_warnx("--mode kernel: this kernel lacks seccomp user notification "
 			    "with CONTINUE (Linux 5.5)");
@@ -52,33 +55,26 @@ cli_kernel_plan(struct cli *c, struct cli_seccomp *f, struct cli_seccomp *fb)
 		}
 		cli_warnx("the kernel layer is missing (seccomp user notification needs Linux "
 		    "5.5): execs are caught by the preload and the wrapper only");
-		want = false;
-	}
-	if (cli_seccomp_build(f, want) != 0 || cli_seccomp_build(fb, false) != 0 ||
-	    (c->o.no_network && (cli_seccomp_build_net(f) != 0 || cli_seccomp_build_net(fb) != 0))) {
-		cli_warnx("cannot build the session's seccomp filter");
-		return -1;
+		*listen = false;
 	}
 	return 0;
 }
 
 int
-cli_kernel_enter(const struct cli *c, const struct cli_seccomp *f,
-    const struct cli_seccomp *fb, int sock)
+cli_kernel_enter(const struct cli *c, bool listen, int sock,
+    struct shellesc_sandbox_fault *why)
 {
-	int fd = cli_seccomp_enter(f), e = errno;
+	int fd = -1, e, r = shellesc_sandbox_enter(c->sandbox, listen ? &fd : NULL, why);
 	struct iovec iov = { &e, sizeof(e) };
 
-	if (!f->listener)
-		return fd < 0 ? -1 : 0;
-	if (fd < 0 && (c->o.kernel == CLI_KERNEL_ON || cli_seccomp_enter(fb) != 0))
-		return -1;
-	if (fd >= 0)
-		e = 0;
+	if (r != 0 || !listen)
+		return r;
+	e = fd >= 0 ? 0 : why->err;	/* SHELLESC_SANDBOX_NO_LISTENER: why not */
 	/* without the listener on its way, the exec below would wait forever */
 	if (fdpass_send_all(sock, &iov, 1, &fd, fd >= 0 ? 1 : 0) != 0) {
-		errno = EPIPE;
-		return -1;
+		why->step = SHELLESC_SANDBOX_SECCOMP_ENTER;
+		why->err = EPIPE;
+		return -EPIPE;
 	}
 	if (fd >= 0)
 		close(fd);

@@ -1,138 +1,14 @@
 /*
- * cli-main.c: shellesc's main(), its messages, and showing untrusted
- * strings (argv, paths) safely on a terminal.
+ * cli-main.c: shellesc's main(): its standard fds, the options, and the
+ * command they name.  The helpers every command uses are in cli-util.c.
  */
 #include "config.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
-#include <vis.h>
 
 #include "cli.h"
-#include "proto.h"
-
-static void
-cli_vmsg(const char *fmt, va_list ap, const char *err)
-{
-	char buf[2048];
-
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	/* One write per message: threads report too. */
-	if (err)
-		fprintf(stderr, "shellesc: %s: %s\n", buf, err);
-	else
-		fprintf(stderr, "shellesc: %s\n", buf);
-}
-
-void
-cli_warnx(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	cli_vmsg(fmt, ap, NULL);
-	va_end(ap);
-}
-
-int
-cli_oom(void)
-{
-	cli_warnx("out of memory");
-	return -1;
-}
-
-/* Like cli_warnx, with strerror(errno) appended. */
-void
-cli_warn(const char *fmt, ...)
-{
-	const char *err = strerror(errno);
-	va_list ap;
-
-	va_start(ap, fmt);
-	cli_vmsg(fmt, ap, err);
-	va_end(ap);
-}
-
-void
-cli_debug(const struct cli *c, int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->o.verbose < level)
-		return;
-	va_start(ap, fmt);
-	cli_vmsg(fmt, ap, NULL);
-	va_end(ap);
-}
-
-/* Bytes a shell would take literally, so s needs no quotes. */
-static bool
-cli_show_plain(const char *s)
-{
-	return s[0] != '\0' && s[strspn(s, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-")] == '\0';
-}
-
-/*
- * s for a terminal: control and non-ASCII bytes as C escapes (vis(3)), so
- * a hostile argv or rules file can neither move the cursor nor pass for
- * something else.
- */
-char *
-cli_vis(const char *s)
-{
-	char *vis;
-
-	return stravis(&vis, s, VIS_CSTYLE | VIS_OCTAL | VIS_TAB | VIS_NL) < 0 ? NULL : vis;
-}
-
-/* cli_vis(s), single-quoted if a shell would split or expand it. */
-char *
-cli_show(const char *s)
-{
-	char *vis, *out, *q;
-
-	if ((vis = cli_vis(s)) == NULL)
-		return NULL;
-	if (cli_show_plain(vis))
-		return vis;
-	/* worst case: every byte a quote, 4 bytes each, plus the quotes */
-	if ((out = q = malloc(strlen(vis) * 4 + 3)) != NULL) {
-		*q++ = '\'';
-		for (const char *p = vis; *p; p++)
-			if (*p == '\'')
-				q = stpcpy(q, "'\\''");
-			else
-				*q++ = *p;
-		*q++ = '\'';
-		*q = '\0';
-	}
-	free(vis);
-	return out;
-}
-
-/* "PROGRAM ARG1 ARG2...": the program that will run, then argv[1...]. */
-char *
-cli_show_argv(const char *program, char *const *argv)
-{
-	char *out = cli_show(program);
-
-	for (size_t i = 1; out && argv[0] && argv[i]; i++) {
-		char *arg = cli_show(argv[i]), *both = NULL;
-
-		if (arg == NULL || asprintf(&both, "%s %s", out, arg) < 0)
-			both = NULL;
-		free(arg);
-		free(out);
-		out = both;
-	}
-	return out;
-}
 
 /*
  * Open 0, 1 and 2 on /dev/null if they are closed, as OpenSSH does: a
@@ -153,13 +29,9 @@ cli_stdfds(void)
 int
 main(int argc, char **argv)
 {
-	struct cli c = { .ruleset = -1 };
-	const char *spec;
+	struct cli c = { 0 };
 	int r;
 
-	/* exec --sandbox landlock runs its shell through this program. */
-	if ((spec = getenv(CLI_ENV_SANDBOX)) != NULL)
-		return cli_exec_sandboxed(argc, argv, spec);
 	cli_stdfds();
 	if ((r = cli_options(&c.o, argc, argv)) != 0) {
 		cli_options_free(&c.o);

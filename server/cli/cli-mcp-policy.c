@@ -3,7 +3,7 @@
  * the reference's words.  The rules decide as for shellesc run (Codex's
  * allow escalates, forbidden denies: "Execution forbidden by policy"); a
  * prompt goes to the --approver when there is one, else to the client as
- * an elicitation/create, "Allow agent to run `...` in `...`?" (accept
+ * an elicitation/create worded by cli_question (cli-question.c) (accept
  * escalates; decline and cancel deny: "User declined execution", "User
  * cancelled execution"), else -- a client that cannot be asked -- it is
  * denied, saying why.
@@ -20,17 +20,20 @@
 #include <string.h>
 
 #include "cli-mcp.h"
+#include "clock.h"
 
 /* Keep d for the call's result; false once the result is out. */
 static bool
 mcp_record(struct mcp_call *call, json_t *d)
 {
 	bool open;
+	json_t *brief;
 
 	pthread_mutex_lock(&call->mu);
 	open = !call->done;
-	if (open && json_array_size(call->decisions) < MCP_DECISIONS_MAX)
-		json_array_append(call->decisions, d);
+	if (open && json_array_size(call->decisions) < MCP_DECISIONS_MAX &&
+	    (brief = mcp_decision_brief(d)) != NULL)
+		json_array_append_new(call->decisions, brief);
 	else if (open)
 		call->decisions_dropped++;
 	pthread_mutex_unlock(&call->mu);
@@ -42,7 +45,10 @@ static char *
 mcp_said(const struct shellesc_request *req, enum shellesc_action a)
 {
 	static const char *const done[] = { "ran", "escalated", "denied" };
-	char *cmd = cli_show_argv(shellesc_request_program(req), shellesc_request_argv(req));
+	const struct shellesc_target *t = shellesc_request_target(req);
+	/* what ran, or would have: the real path, as the question names it */
+	char *cmd = cli_show_argv(t->path ? t->path : shellesc_request_program(req),
+	    t->argv ? t->argv : shellesc_request_argv(req));
 	char *s = NULL;
 
 	if (cmd && asprintf(&s, "%s %s", done[a], cmd) < 0)
@@ -67,7 +73,7 @@ mcp_answered(void *arg, const struct shellesc_request *req, const struct cli_ver
 			mcp_log(call->m, levels[a], json_pack("{s:O, s:O}", "call", call->id,
 			    "decision", d));
 			said = mcp_said(req, a);
-			mcp_call_progress(call, cli_now_ms(), said);
+			mcp_call_progress(call, clock_now_ms(), said);
 			free(said);
 		}
 		json_decref(d);
@@ -90,25 +96,42 @@ mcp_answer(struct mcp_call *call, struct shellesc_request *req, struct cli_verdi
 	cli_policy_answer(call->m->c, req, v, a);
 }
 
+/* The suggested rule of what the call asked, when keeping it can be
+ * offered (the learned file can be written): its line, malloc'd; NULL. */
+static char *
+mcp_keep_offer(struct cli *c, const struct cli_verdict *v)
+{
+	bool ok;
+
+	if (v->ask == NULL || v->ask->prefix_rule == NULL)
+		return NULL;
+	cli_rules_always_file(c, &ok);
+	return ok ? cli_rules_keep_text(v->ask) : NULL;
+}
+
 static json_t *
-mcp_elicit_request(json_int_t id, const struct shellesc_request *req,
+mcp_elicit_request(struct cli *c, json_int_t id, const struct shellesc_request *req,
     const struct cli_verdict *v)
 {
-	char *cmd = cli_show_argv(shellesc_request_program(req), shellesc_request_argv(req));
-	char *cwd = cli_vis(shellesc_request_cwd(req)), *msg = NULL;
-	json_t *j = NULL;
+	char *rule = mcp_keep_offer(c, v);
+	char *msg = cli_question_asked(req, v->justification, v->profile, v->ask, rule);
+	json_t *j = NULL, *props;
 
-	if (cmd && cwd && asprintf(&msg, "Allow agent to run `%s` in `%s`?%s%s", cmd, cwd,
-	    v->justification ? "\nThe rule says: " : "", v->justification ?
-	    v->justification : "") >= 0)
+	if (msg != NULL)
 		j = json_pack("{s:s, s:I, s:s, s:{s:o, s:{s:s, s:s, s:{s:{s:s, s:s}}}}}",
 		    "jsonrpc", "2.0", "id", id, "method", "elicitation/create",
 		    "params", "message", cli_json_lossy(msg, strlen(msg)),
 		    "requestedSchema", "type", "object", "title", "Execution Permission Request",
 		    "properties", "reason", "type", "string", "description",
 		    "Optional reason for allowing or denying execution");
-	free(cmd);
-	free(cwd);
+	props = json_object_get(json_object_get(json_object_get(j, "params"),
+	    "requestedSchema"), "properties");
+	/* offered only with a suggested rule: accept alone runs it once */
+	if (props != NULL && rule != NULL)
+		json_object_set_new(props, "keep_rule", json_pack("{s:s, s:s, s:b}", "type",
+		    "boolean", "description", "Keep the suggested rule: the command escalates "
+		    "from now on without asking", "default", 0));
+	free(rule);
 	free(msg);
 	return j;
 }
@@ -133,11 +156,41 @@ mcp_elicit(struct mcp_call *call, struct shellesc_request *req, struct cli_verdi
 	p->deadline = cli_prompt_deadline(m->c);
 	pthread_mutex_lock(&m->mu);
 	p->id = m->next_id++;
-	msg = mcp_elicit_request(p->id, req, &p->v);
+	msg = mcp_elicit_request(m->c, p->id, req, &p->v);
 	p->next = m->pending;
 	m->pending = p;
 	pthread_mutex_unlock(&m->mu);
 	mcp_send(m, msg);	/* if the client is gone, shutting down drops p */
+}
+
+/* A question's answer: one fewer open for its call. */
+static void
+mcp_question_answered(void *arg, const struct shellesc_request *req,
+    const struct cli_verdict *v, enum shellesc_action a, const char *reason)
+{
+	struct mcp_call *call = arg;
+
+	atomic_fetch_sub(&call->questions, 1);
+	mcp_answered(arg, req, v, a, reason);
+}
+
+/* Room for one more question of call: at most MCP_QUESTIONS_MAX open at
+ * once, so one call's background jobs cannot bury the user (or the
+ * --approver's queue) in questions, nor crowd out another call's.  Past
+ * that the request is denied, saying why, rather than queued: a queue
+ * would only move the flood. */
+static bool
+mcp_question_room(struct mcp_call *call, struct cli_verdict *v)
+{
+	if (atomic_fetch_add(&call->questions, 1) < MCP_QUESTIONS_MAX) {
+		v->answered = mcp_question_answered;
+		return true;
+	}
+	atomic_fetch_sub(&call->questions, 1);
+	cli_verdict_deny(v, "refused", "Execution needs the user's approval, but this tool "
+	    "call already has %d questions open, the most it may; run it again once they "
+	    "are answered", MCP_QUESTIONS_MAX);
+	return false;
 }
 
 static void
@@ -145,7 +198,9 @@ mcp_ask(struct mcp_call *call, struct shellesc_request *req, struct cli_verdict 
 {
 	struct mcp *m = call->m;
 
-	if (m->c->o.approver)
+	if (!mcp_question_room(call, v))
+		mcp_answer(call, req, v, SHELLESC_DENY);
+	else if (m->c->o.approver)
 		cli_prompt_push(m->c, req, v);
 	else if (atomic_load(&m->can_elicit))
 		mcp_elicit(call, req, v);
@@ -162,7 +217,7 @@ mcp_policy(void *arg, struct shellesc_request *req)
 {
 	struct mcp_call *call = arg;
 	struct cli_verdict v = { .rule = RULES_NONE, .effective = RULES_DENY,
-	    .answered = mcp_answered, .answered_arg = call };
+	    .answered = mcp_answered, .answered_arg = call, .audit = &call->audit };
 
 	mcp_call_ref(call);
 	if (atomic_load(&call->cancelled)) {
@@ -170,7 +225,8 @@ mcp_policy(void *arg, struct shellesc_request *req)
 		mcp_answer(call, req, &v, SHELLESC_DENY);
 		return;
 	}
-	cli_policy_decide(call->m->c, req, &v);
+	v.ask = mcp_ask_for(call, req);	/* what the call asked for, if it applies */
+	cli_policy_decide_asked(call->m->c, req, &v);
 	if (v.reason != NULL)
 		mcp_answer(call, req, &v, SHELLESC_DENY);
 	else if (v.effective == RULES_PROMPT)
@@ -195,6 +251,22 @@ mcp_pending_take(struct mcp *m, json_int_t id)
 	return p;
 }
 
+/* Accepted with keep_rule true: the suggested rule goes to the learned
+ * file (a rule that cannot be written still lets this command run). */
+static void
+mcp_elicit_keep(struct mcp_pending *p, json_t *content)
+{
+	char *offered;
+
+	if (!json_is_true(json_object_get(content, "keep_rule")))
+		return;
+	/* only what was offered: a rule, and a file to write it to */
+	if ((offered = mcp_keep_offer(p->call->m->c, &p->v)) != NULL &&
+	    cli_rules_keep(p->call->m->c, p->v.ask) == 0)
+		p->v.answer = "accept, rule kept";
+	free(offered);
+}
+
 /* The client's answer: accept escalates, anything else denies. */
 static enum shellesc_action
 mcp_elicit_result(struct mcp_pending *p, json_t *msg)
@@ -208,6 +280,7 @@ mcp_elicit_result(struct mcp_pending *p, json_t *msg)
 
 	if (action && strcmp(action, "accept") == 0) {
 		p->v.answer = "accept";
+		mcp_elicit_keep(p, json_object_get(res, "content"));
 		return SHELLESC_ESCALATE;
 	}
 	if (action && (strcmp(action, "decline") == 0 || strcmp(action, "cancel") == 0))

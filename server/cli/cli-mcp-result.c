@@ -7,8 +7,11 @@
  * result's text is the reference's JSON, {"exit_code", "output",
  * "duration": {"secs", "nanos"}, "timed_out"}, in that order; from
  * protocol 2025-06-18 on, structuredContent holds the same fields and
- * more (signal, output size, the sandbox, the decisions), described by
- * outputSchema.  The output is stdout and stderr interleaved as they were
+ * more (signal, output size, the sandbox, the decisions in brief, at most
+ * MCP_DECISIONS_MAX), described by outputSchema.  The output is in both on
+ * purpose: the protocol asks for the JSON as text beside structuredContent,
+ * and Codex gives the model structuredContent alone when there is one; the
+ * decisions are what a result had too many of.  The output is stdout and stderr interleaved as they were
  * read, as text (bytes that are not UTF-8 become U+FFFD), and over
  * --max-output only its head and tail are kept, with a line between
  * saying how much was dropped.  The library keeps no more than that as
@@ -51,8 +54,10 @@ static const char mcp_output_schema[] =
     "\"sandbox\":{\"type\":\"object\",\"description\":\"Where the shell ran: type "
     "(none or landlock), source, writable_roots, network.\"},"
     "\"decisions\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},\"description\":"
-    "\"The programs the rules matched, or that did not run in place: program, argv, cwd, "
-    "rule, decision (run, escalate or deny), reason, asked, answer.\"},"
+    "\"The programs the rules matched, or that did not run in place (at most 16), in "
+    "brief: id, decision (run, escalate or deny), program, argv (its first 8 words), "
+    "argc, rule (FILE:LINE, or null), intercept, and reason, asked and answer when "
+    "there are.\"},"
     "\"decisions_dropped\":{\"type\":\"integer\"}},"
     "\"required\":[\"exit_code\",\"output\",\"duration\",\"timed_out\",\"signal\","
     "\"output_bytes\",\"output_dropped\",\"sandbox\",\"decisions\",\"decisions_dropped\"]}";
@@ -65,6 +70,13 @@ mcp_tool_list(struct mcp *m)
 	    "absolute path. Every program the command starts is first checked against the "
 	    "user's rules; one that is denied fails with \"execution denied\" and the reason.",
 	    "inputSchema", json_loads(mcp_input_schema, 0, NULL));
+	json_t *props = json_object_get(json_object_get(tool, "inputSchema"), "properties");
+	json_t *ask = mcp_ask_schema();
+
+	/* beyond the reference's: optional, so its calls stay valid */
+	if (props != NULL && ask != NULL)
+		json_object_update(props, ask);
+	json_decref(ask);
 
 	if (tool && atomic_load(&m->structured)) {
 		json_object_set_new(tool, "title", json_string("Shell (approval-gated)"));
@@ -141,6 +153,45 @@ mcp_result(struct mcp_call *call, const struct shellesc_exec_result *res)
 		json_object_set_new(j, "structuredContent", mcp_result_more(call, res, base));
 	free(text);
 	json_decref(base);
+	return j;
+}
+
+/* At most MCP_BRIEF_ARGV words of argv, each at most MCP_BRIEF_WORD bytes
+ * (a cut inside a character leaves U+FFFD). */
+static json_t *
+mcp_brief_argv(json_t *argv)
+{
+	json_t *a = json_array(), *w;
+	const char *s;
+	size_t i;
+
+	json_array_foreach(argv, i, w) {
+		if (a == NULL || i == MCP_BRIEF_ARGV)
+			break;
+		s = json_string_value(w);
+		if (s && json_string_length(w) > MCP_BRIEF_WORD)
+			json_array_append_new(a, cli_json_lossy(s, MCP_BRIEF_WORD));
+		else
+			json_array_append(a, w);
+	}
+	return a;
+}
+
+json_t *
+mcp_decision_brief(json_t *d)
+{
+	static const char *const maybe[] = { "reason", "asked", "answer" };
+	json_t *rule = json_object_get(d, "rule"), *argv = json_object_get(d, "argv"), *j;
+
+	j = json_pack("{s:O, s:O, s:O, s:o, s:I, s:O, s:O}",
+	    "id", json_object_get(d, "id"), "decision", json_object_get(d, "decision"),
+	    "program", json_object_get(d, "program"), "argv", mcp_brief_argv(argv),
+	    "argc", (json_int_t)json_array_size(argv),
+	    "rule", json_is_object(rule) ? json_object_get(rule, "source") : json_null(),
+	    "intercept", json_object_get(d, "intercept"));
+	for (size_t i = 0; j && i < sizeof(maybe) / sizeof(maybe[0]); i++)
+		if (!json_is_null(json_object_get(d, maybe[i])))
+			json_object_set(j, maybe[i], json_object_get(d, maybe[i]));
 	return j;
 }
 

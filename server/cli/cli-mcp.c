@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli-mcp.h"
+#include "clock.h"
 
 #define MCP_LINE_MAX	(4u << 20)	/* bytes of one message */
 #define MCP_TICK_MS	250		/* progress and elicitation deadlines */
@@ -107,6 +108,21 @@ mcp_log(struct mcp *m, const char *level, json_t *data)
 	    "logger", "shellesc", "data", data));
 }
 
+/* The client's name and version, for the audit log. */
+static void
+mcp_client_info(struct mcp *m, json_t *info)
+{
+	const char *name = json_string_value(json_object_get(info, "name"));
+	const char *ver = json_string_value(json_object_get(info, "version"));
+
+	pthread_mutex_lock(&m->mu);
+	free(m->client);
+	free(m->client_version);
+	m->client = name ? strdup(name) : NULL;
+	m->client_version = ver ? strdup(ver) : NULL;
+	pthread_mutex_unlock(&m->mu);
+}
+
 /* The version the client asked for if we know it, else our newest. */
 static void
 mcp_initialize(struct mcp *m, json_t *id, json_t *params)
@@ -124,6 +140,8 @@ mcp_initialize(struct mcp *m, json_t *id, json_t *params)
 			ver = mcp_versions[i];
 	atomic_store(&m->structured, strcmp(ver, "2025-06-18") >= 0);
 	atomic_store(&m->can_elicit, json_is_object(json_object_get(caps, "elicitation")));
+	atomic_store(&m->can_roots, json_is_object(json_object_get(caps, "roots")));
+	mcp_client_info(m, json_object_get(params, "clientInfo"));
 	cli_debug(m->c, 1, "mcp: protocol %s, elicitation %s", ver,
 	    atomic_load(&m->can_elicit) ? "yes" : "no");
 	mcp_reply(m, id, json_pack("{s:s, s:{s:{s:b}, s:{}, s:{s:{s:s}}}, s:{s:s, s:s}, s:s}",
@@ -176,8 +194,27 @@ mcp_notification(struct mcp *m, const char *method, json_t *params)
 {
 	if (strcmp(method, "notifications/cancelled") == 0)
 		mcp_tool_cancel(m, json_object_get(params, "requestId"));
+	else if (strcmp(method, "notifications/initialized") == 0 ||
+	    strcmp(method, "notifications/roots/list_changed") == 0)
+		mcp_sbx_ask_roots(m);
 	else
 		cli_debug(m->c, 2, "mcp: notification %.200s", method);
+}
+
+/* The client's answer to roots/list or to an elicitation. */
+static void
+mcp_answer_of_ours(struct mcp *m, json_t *id, json_t *msg)
+{
+	bool roots;
+
+	pthread_mutex_lock(&m->mu);
+	roots = json_is_integer(id) && m->roots_id != 0 &&
+	    json_integer_value(id) == m->roots_id;
+	pthread_mutex_unlock(&m->mu);
+	if (roots)
+		mcp_sbx_roots(m, msg);
+	else
+		mcp_elicit_answer(m, msg);
 }
 
 /* A request, a notification, or an answer to one of ours.  What is not
@@ -195,7 +232,7 @@ mcp_message(struct mcp *m, json_t *msg)
 		mcp_error(m, id, MCP_INVALID_REQUEST, "jsonrpc must be \"2.0\"");
 	else if (method == NULL && id != NULL && (json_object_get(msg, "result") ||
 	    json_object_get(msg, "error")))
-		mcp_elicit_answer(m, msg);
+		mcp_answer_of_ours(m, id, msg);
 	else if (method == NULL)
 		mcp_error(m, id, MCP_INVALID_REQUEST, "method must be a string");
 	else if (id == NULL) {
@@ -320,8 +357,8 @@ mcp_serve(struct mcp *m, int sigfd)
 				cli_warn("mcp: reading from the client");
 			break;
 		}
-		mcp_elicit_expire(m, cli_now_ms());
-		mcp_tool_tick(m, cli_now_ms());
+		mcp_elicit_expire(m, clock_now_ms());
+		mcp_tool_tick(m, clock_now_ms());
 	}
 	free(in.buf);
 	return r;
@@ -336,6 +373,7 @@ mcp_init(struct mcp *m, struct cli *c)
 	atomic_init(&m->log_level, mcp_level("info"));
 	atomic_init(&m->structured, false);
 	atomic_init(&m->can_elicit, false);
+	atomic_init(&m->can_roots, false);
 	pthread_mutex_init(&m->out_mu, NULL);
 	pthread_mutex_init(&m->mu, NULL);
 	pthread_cond_init(&m->cv, NULL);
@@ -347,6 +385,8 @@ static void
 mcp_free(struct mcp *m)
 {
 	mcp_sbx_unref(m->sbx);
+	free(m->client);
+	free(m->client_version);
 	pthread_cond_destroy(&m->cv);
 	pthread_mutex_destroy(&m->mu);
 	pthread_mutex_destroy(&m->out_mu);
@@ -379,8 +419,9 @@ cli_mcp(struct cli *c)
 	struct shellesc_config cfg;
 	int sigfd = mcp_signals(), r = CLI_EXIT_FAIL;
 
-	if (sigfd >= 0 && cli_setup(c) == 0 && cli_setup_config(c, &cfg) == 0 &&
+	if (sigfd >= 0 && cli_setup_shell(c) == 0 && cli_setup(c) == 0 && cli_setup_config(c, &cfg) == 0 &&
 	    mcp_init(&m, c) == 0) {
+		mcp_sbx_announce(&m);
 		cli_debug(c, 1, "mcp: serving on stdin and stdout");
 		r = mcp_serve(&m, sigfd);
 		mcp_tool_end_all(&m);

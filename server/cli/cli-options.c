@@ -14,15 +14,20 @@
 
 enum {
 	OPT_NO_NETWORK = 256, OPT_DEFAULT, OPT_APPROVER, OPT_PROMPT_TIMEOUT,
-	OPT_JSON, OPT_EXPLAIN, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_CWD,
-	OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE, OPT_PASS_ENV, OPT_OUTPUT, OPT_BASE64,
-	OPT_AUDIT_FAIL, OPT_DECISION, OPT_PROGRAM, OPT_SINCE, OPT_UNTIL, OPT_FORCE,
+	OPT_JSON, OPT_EXPLAIN, OPT_SHELL, OPT_LOGIN, OPT_NO_LOGIN, OPT_TIMEOUT, OPT_DEFAULT_TIMEOUT,
+	OPT_MAX_CALLS, OPT_CWD, OPT_MAX_OUTPUT, OPT_NO_EXEC_WRITABLE, OPT_WRITABLE_GIT, OPT_PASS_ENV,
+	OPT_OUTPUT, OPT_BASE64,
+	OPT_AUDIT_FAIL, OPT_AUDIT_WRITABLE, OPT_DECISION, OPT_PROGRAM, OPT_SINCE, OPT_UNTIL, OPT_FORCE,
+	OPT_STRICT, OPT_LEARN, OPT_NO_RULE, OPT_RULES, OPT_RULES_WRITABLE, OPT_ALLOW_SOCKET,
 };
 
 /* --max-output: a result keeps this many bytes of output by default (mcp's
  * for a model's context, exec's for a harness), the first and last halves,
  * within these bounds. */
 #define CLI_MAX_OUTPUT_MCP	(64 * 1024)
+#define CLI_MAX_CALLS_MAX	1024	/* mcp --max-calls: threads, each with a session */
+/* The reference's (Codex's) timeout for a command that names none. */
+#define CLI_DEFAULT_TIMEOUT_MS	10000
 #define CLI_MAX_OUTPUT_EXEC	(4 * 1024 * 1024)
 #define CLI_MAX_OUTPUT_MIN	256
 #define CLI_MAX_OUTPUT_MAX	(256 * 1024 * 1024)
@@ -33,19 +38,25 @@ enum {
 	{ "sandbox", required_argument, NULL, 's' }, \
 	{ "writable", required_argument, NULL, 'w' }, \
 	{ "no-network", no_argument, NULL, OPT_NO_NETWORK }, \
+	{ "allow-socket", required_argument, NULL, OPT_ALLOW_SOCKET }, \
 	{ "no-exec-writable", no_argument, NULL, OPT_NO_EXEC_WRITABLE }, \
+	{ "writable-git", no_argument, NULL, OPT_WRITABLE_GIT }, \
 	{ "default", required_argument, NULL, OPT_DEFAULT }, \
 	{ "approver", required_argument, NULL, OPT_APPROVER }, \
 	{ "prompt-timeout", required_argument, NULL, OPT_PROMPT_TIMEOUT }, \
 	{ "audit", required_argument, NULL, 'a' }, \
 	{ "audit-fail", required_argument, NULL, OPT_AUDIT_FAIL }, \
+	{ "audit-writable", no_argument, NULL, OPT_AUDIT_WRITABLE }, \
+	{ "rules-writable", no_argument, NULL, OPT_RULES_WRITABLE }, \
 	{ "pass-env", required_argument, NULL, OPT_PASS_ENV }, \
 	{ "verbose", no_argument, NULL, 'v' }, \
+	{ "strict", no_argument, NULL, OPT_STRICT }, \
 	{ "help", no_argument, NULL, 'h' }
 
 static const struct option cli_run_opts[] = {
 	CLI_RUN_LONGOPTS,
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "learn", required_argument, NULL, OPT_LEARN },
 	{ 0 }
 };
 static const struct option cli_exec_opts[] = {
@@ -54,16 +65,20 @@ static const struct option cli_exec_opts[] = {
 	{ "login", no_argument, NULL, OPT_LOGIN },
 	{ "no-login", no_argument, NULL, OPT_NO_LOGIN },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "default-timeout", required_argument, NULL, OPT_DEFAULT_TIMEOUT },
 	{ "cwd", required_argument, NULL, OPT_CWD },
 	{ "max-output", required_argument, NULL, OPT_MAX_OUTPUT },
 	{ "output", required_argument, NULL, OPT_OUTPUT },
 	{ "base64", no_argument, NULL, OPT_BASE64 },
+	{ "learn", required_argument, NULL, OPT_LEARN },
 	{ 0 }
 };
 static const struct option cli_mcp_opts[] = {
 	CLI_RUN_LONGOPTS,
 	{ "shell", required_argument, NULL, OPT_SHELL },
 	{ "max-output", required_argument, NULL, OPT_MAX_OUTPUT },
+	{ "default-timeout", required_argument, NULL, OPT_DEFAULT_TIMEOUT },
+	{ "max-calls", required_argument, NULL, OPT_MAX_CALLS },
 	{ 0 }
 };
 static const struct option cli_check_opts[] = {
@@ -71,6 +86,7 @@ static const struct option cli_check_opts[] = {
 	{ "default", required_argument, NULL, OPT_DEFAULT },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -80,6 +96,8 @@ static const struct option cli_audit_opts[] = {
 	{ "program", required_argument, NULL, OPT_PROGRAM },
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "no-rule", no_argument, NULL, OPT_NO_RULE },
+	{ "rules", no_argument, NULL, OPT_RULES },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -107,30 +125,6 @@ cli_action_name(enum shellesc_action a)
 	return cli_actions[a];
 }
 
-int
-cli_strv_add(struct cli_strv *sv, const char *s)
-{
-	char **v = reallocarray(sv->v, sv->n + 2, sizeof(char *));
-
-	if (v == NULL)
-		return cli_oom();
-	sv->v = v;
-	if ((v[sv->n] = strdup(s)) == NULL)
-		return cli_oom();
-	v[++sv->n] = NULL;
-	return 0;
-}
-
-void
-cli_strv_free(struct cli_strv *sv)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		free(sv->v[i]);
-	free(sv->v);
-	sv->v = NULL;
-	sv->n = 0;
-}
-
 /* Index of word in the NULL-terminated names, or -1 after a message. */
 static int
 cli_word(const char *cmd, const char *opt, const char *word, const char *const *names,
@@ -141,6 +135,22 @@ cli_word(const char *cmd, const char *opt, const char *word, const char *const *
 			return i;
 	cli_warnx("%s: %s '%s': expected %s", cmd, opt, word, expect);
 	return -1;
+}
+
+/* mcp --max-calls N: tool calls running at once. */
+static int
+cli_max_calls(const char *cmd, const char *arg, int *out)
+{
+	const char *errstr;
+	long long v = strtonum(arg, 1, CLI_MAX_CALLS_MAX, &errstr);
+
+	if (errstr != NULL) {
+		cli_warnx("%s: --max-calls '%s': %s (expected 1 to %d)", cmd, arg, errstr,
+		    CLI_MAX_CALLS_MAX);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
 }
 
 static int
@@ -204,8 +214,10 @@ cli_bytes(const char *cmd, const char *opt, const char *arg, size_t *out)
 
 /*
  * --mode: words separated by commas.  "both" is the wrapper and the
- * preload, and the kernel layer where it can be had (run only); "kernel"
- * asks for that layer: no session without it.
+ * preload, and the kernel layer where it can be had (run, exec and mcp
+ * alike); "kernel" asks for that layer: no session without it.  Alone,
+ * "kernel" is that layer without the other two: nothing of shellesc in the
+ * session (SHELLESC_INTERCEPT_KERNEL).
  */
 static int
 cli_opt_mode(struct cli_opts *o, const char *cmd, const char *arg)
@@ -229,11 +241,10 @@ cli_opt_mode(struct cli_opts *o, const char *cmd, const char *arg)
 		if (i == 2 && o->kernel == CLI_KERNEL_OFF)
 			o->kernel = CLI_KERNEL_AUTO;
 	}
-	if (o->intercept != 0)
-		return 0;
-	cli_warnx("%s: --mode '%s': the kernel layer goes with preload, wrapper or both "
-	    "(preload,kernel)", cmd, arg);
-	return -1;
+	/* "kernel" alone: the layer without the preload and the wrapper */
+	if (o->intercept == 0)
+		o->intercept = SHELLESC_INTERCEPT_KERNEL;
+	return 0;
 }
 
 static int
@@ -250,6 +261,7 @@ cli_opt_word(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 		if ((i = cli_word(cmd, "--sandbox", arg, sandboxes, "none or landlock")) < 0)
 			return -1;
 		o->sandbox = i;
+		o->sandbox_given = true;
 	} else if (opt == OPT_AUDIT_FAIL) {
 		if ((i = cli_word(cmd, "--audit-fail", arg, fails, "warn or stop")) < 0)
 			return -1;
@@ -282,12 +294,13 @@ cli_opt_name(const char *cmd, const char *arg, struct cli_strv *sv)
 	return cli_strv_add(sv, arg);
 }
 
-/* audit --decision: what the log calls a decision. */
+/* audit --decision: what the log calls a decision, or "prompt": the
+ * commands a person or the approver was asked about. */
 static int
 cli_opt_decision(struct cli_opts *o, const char *cmd, const char *arg)
 {
-	static const char *const decisions[] = { "run", "escalate", "deny", NULL };
-	int i = cli_word(cmd, "--decision", arg, decisions, "run, escalate or deny");
+	static const char *const decisions[] = { "run", "escalate", "deny", "prompt", NULL };
+	int i = cli_word(cmd, "--decision", arg, decisions, "run, escalate, deny or prompt");
 
 	if (i < 0)
 		return -1;
@@ -305,23 +318,37 @@ cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 		return cli_opt_name(cmd, arg, &o->pass_env);
 	case 'w':
 		return cli_strv_add(&o->writable, arg);
+	case OPT_ALLOW_SOCKET:
+		return cli_strv_add(&o->allow_socket, arg);
 	case 'm': case 's': case OPT_DEFAULT: case OPT_OUTPUT: case OPT_AUDIT_FAIL:
 		return cli_opt_word(o, cmd, opt, arg);
 	case OPT_PROMPT_TIMEOUT:
 		return cli_seconds(cmd, "--prompt-timeout", arg, &o->prompt_timeout);
 	case OPT_TIMEOUT:
 		return cli_fseconds(cmd, "--timeout", arg, &o->timeout_ms);
+	case OPT_DEFAULT_TIMEOUT:	/* 0: none */
+		if (strcmp(arg, "0") == 0) {
+			o->default_timeout_ms = 0;
+			return 0;
+		}
+		return cli_fseconds(cmd, "--default-timeout", arg, &o->default_timeout_ms);
 	case OPT_MAX_OUTPUT:
 		return cli_bytes(cmd, "--max-output", arg, &o->max_output);
+	case OPT_MAX_CALLS:
+		return cli_max_calls(cmd, arg, &o->max_calls);
 	case OPT_NO_NETWORK: o->no_network = true; return 0;
 	case OPT_NO_EXEC_WRITABLE: o->no_exec_writable = true; return 0;
+	case OPT_WRITABLE_GIT: o->writable_git = true; return 0;
 	case OPT_FORCE: o->force = true; return 0;
+	case OPT_AUDIT_WRITABLE: o->audit_writable = true; return 0;
+	case OPT_RULES_WRITABLE: o->rules_writable = true; return 0;
 	case OPT_APPROVER: o->approver = arg; return 0;
 	case 'a': o->audit = arg; return 0;
 	case 'v': o->verbose++; return 0;
 	case OPT_JSON: o->json = true; return 0;
 	case OPT_BASE64: o->base64 = true; return 0;
 	case OPT_EXPLAIN: o->explain = true; return 0;
+	case OPT_STRICT: o->strict = true; return 0;
 	case OPT_SHELL: o->shell = arg; return 0;
 	case OPT_LOGIN: o->login = 1; return 0;
 	case OPT_NO_LOGIN: o->login = 0; return 0;
@@ -331,6 +358,15 @@ cli_opt(struct cli_opts *o, const char *cmd, int opt, const char *arg)
 	case OPT_PROGRAM: o->log_program = arg; return 0;
 	case OPT_SINCE: o->log_since = arg; return 0;
 	case OPT_UNTIL: o->log_until = arg; return 0;
+	case OPT_NO_RULE: o->log_unmatched = true; return 0;
+	case OPT_RULES: o->log_rules = true; return 0;
+	case OPT_LEARN:
+		if (*arg == '\0') {
+			cli_warnx("%s: --learn: expected a FILE", cmd);
+			return -1;
+		}
+		o->learn = arg;
+		return 0;
 	}
 	return -1;
 }
@@ -357,6 +393,8 @@ cli_options_check(const struct cli_opts *o, const char *cmd)
 {
 	if (o->sandbox != CLI_SANDBOX_LANDLOCK && o->writable.n > 0)
 		cli_warnx("%s: --writable needs --sandbox landlock", cmd);
+	else if (o->sandbox != CLI_SANDBOX_LANDLOCK && o->allow_socket.n > 0)
+		cli_warnx("%s: --allow-socket needs --sandbox landlock", cmd);
 	else if (o->sandbox != CLI_SANDBOX_LANDLOCK && o->no_network)
 		cli_warnx("%s: --no-network needs --sandbox landlock", cmd);
 	else if (o->sandbox != CLI_SANDBOX_LANDLOCK && o->no_exec_writable)
@@ -372,8 +410,6 @@ cli_options_check(const struct cli_opts *o, const char *cmd)
 		cli_warnx("exec: unexpected argument '%s' (the command goes in -c)", o->argv[0]);
 	else if (o->cmd == CLI_AUDIT && o->argc != 1)
 		cli_warnx("audit: expected one FILE (- for stdin)");
-	else if (o->kernel == CLI_KERNEL_ON && o->cmd != CLI_RUN)
-		cli_warnx("%s: --mode kernel: only run has the kernel layer", cmd);
 	else if (o->cmd == CLI_MCP && o->argc > 0)
 		cli_warnx("mcp: unexpected argument '%s' (commands come from the MCP client)",
 		    o->argv[0]);
@@ -406,6 +442,12 @@ cli_options_cmd(struct cli_opts *o, int k, int argc, char **argv)
 	}
 	o->argv = argv + optind;
 	o->argc = argc - optind;
+	/* an MCP server's commands come from an agent: sandboxed unless the
+	 * operator says --sandbox none (cli-mcp-sandbox.c) */
+	if (o->cmd == CLI_MCP && !o->sandbox_given) {
+		o->sandbox = CLI_SANDBOX_LANDLOCK;
+		o->sandbox_default = true;
+	}
 	if (o->max_output == 0)
 		o->max_output = o->cmd == CLI_EXEC ? CLI_MAX_OUTPUT_EXEC : CLI_MAX_OUTPUT_MCP;
 	return cli_options_check(o, cmd);
@@ -437,6 +479,8 @@ cli_options(struct cli_opts *o, int argc, char **argv)
 	o->kernel = CLI_KERNEL_AUTO;
 	o->dflt = RULES_RUN;
 	o->prompt_timeout = 300;
+	o->default_timeout_ms = CLI_DEFAULT_TIMEOUT_MS;
+	o->max_calls = 32;
 	o->login = 1;
 	if (argc < 2) {
 		cli_usage(stderr, -1);
@@ -466,5 +510,6 @@ cli_options_free(struct cli_opts *o)
 {
 	cli_strv_free(&o->policies);
 	cli_strv_free(&o->writable);
+	cli_strv_free(&o->allow_socket);
 	cli_strv_free(&o->pass_env);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -63,16 +64,32 @@ cli_policy_confined(const struct shellesc_request *req, const struct cli_verdict
 	return r < 0 ? strdup("out of memory") : s;
 }
 
-void
-cli_policy_decide(struct cli *c, struct shellesc_request *req, struct cli_verdict *v)
+static void
+cli_policy_decide_as(struct cli *c, struct shellesc_request *req, struct cli_verdict *v,
+    const struct cli_ask *ask)
 {
 	const struct shellesc_target *t = shellesc_request_target(req);
 
 	cli_rules_decide_request(c, req, v);
+	/* the caller's own request only ever asks (denied: v->reason set) */
+	if (ask != NULL && cli_profile_requested(c, v, ask->profile) != 0)
+		return;
 	/* The loader's program, which shellesc cannot tell, was decided by no
 	 * rule; and nobody is asked a question whose yes would be overruled. */
 	if ((t->loader != NULL && t->error != 0) || v->effective == RULES_PROMPT)
 		v->reason = cli_policy_confined(req, v);
+}
+
+void
+cli_policy_decide(struct cli *c, struct shellesc_request *req, struct cli_verdict *v)
+{
+	cli_policy_decide_as(c, req, v, NULL);
+}
+
+void
+cli_policy_decide_asked(struct cli *c, struct shellesc_request *req, struct cli_verdict *v)
+{
+	cli_policy_decide_as(c, req, v, v->ask);
 }
 
 void
@@ -147,6 +164,30 @@ cli_policy_kernel(const struct shellesc_request *req, struct cli_verdict *v,
 #endif
 }
 
+/*
+ * --no-exec-writable: Landlock keeps what lies beneath the writable roots
+ * from running in place, but a file with no path (a memfd the sandbox
+ * filled, fexecve'd) is in no directory Landlock sees: it is refused here.
+ * The preload names such a file "/proc/self/fd", a directory: no regular
+ * file is refused the same way (an exec of anything else fails anyway).
+ */
+static enum shellesc_action
+cli_policy_in_place(const struct cli *c, const struct shellesc_request *req,
+    struct cli_verdict *v, enum shellesc_action a)
+{
+	const struct shellesc_target *t = shellesc_request_target(req);
+
+	if (a != SHELLESC_RUN || !c->o.no_exec_writable || t->error != 0 ||
+	    (t->path != NULL && S_ISREG(t->mode)))
+		return a;
+	free(v->reason);
+	if (asprintf(&v->reason, "%s has no path shellesc can check (a memfd or another "
+	    "anonymous or deleted file, which the sandboxed side could have written), and "
+	    "--no-exec-writable runs nothing it may have written", cli_request_program(req)) < 0)
+		v->reason = NULL;
+	return SHELLESC_DENY;
+}
+
 static void
 cli_policy_kernel_say(const struct shellesc_request *req, const char *reason)
 {
@@ -160,12 +201,32 @@ cli_policy_kernel_say(const struct shellesc_request *req, const char *reason)
 	free(cmd);
 }
 
+/*
+ * An escalation into v's profile is answered SHELLESC_MODE_PROFILE with
+ * the profile kept for cli_profile_prepare (which builds its sandbox);
+ * one that cannot be kept is denied, never run unsandboxed instead.
+ */
+static enum shellesc_action
+cli_policy_profile(struct cli_verdict *v, enum shellesc_action a,
+    const struct cli_profile **kept)
+{
+	*kept = NULL;
+	if (a != SHELLESC_ESCALATE || v->profile == NULL)
+		return a;
+	if ((*kept = cli_profile_keep(v->profile)) != NULL)
+		return a;
+	free(v->reason);
+	v->reason = strdup("out of memory");
+	return SHELLESC_DENY;
+}
+
 /* Answer req with a, audit it, and free v.  Any thread. */
 void
 cli_policy_answer(struct cli *c, struct shellesc_request *req,
     struct cli_verdict *v, enum shellesc_action a)
 {
 	struct shellesc_decision d = { .action = SHELLESC_DENY };
+	const struct cli_profile *profile;
 	char *reason, *why;
 
 	/* whoever answered: a rule, the terminal, the approver */
@@ -175,21 +236,34 @@ cli_policy_answer(struct cli *c, struct shellesc_request *req,
 		a = SHELLESC_DENY;
 	}
 	a = cli_policy_kernel(req, v, a);
+	a = cli_policy_in_place(c, req, v, a);
+	a = cli_policy_profile(v, a, &profile);
 	reason = a == SHELLESC_DENY ? cli_policy_reason(c, v) : NULL;
-	if (cli_audit_decision(c, req, v, a, reason) != 0 && c->o.audit_stop &&
-	    a != SHELLESC_DENY) {
-		a = SHELLESC_DENY;	/* nothing runs that the log cannot show */
-		reason = strdup("the audit log cannot be written (--audit-fail stop)");
+	/* nothing runs outside that the log cannot show; with stop, nothing */
+	if (cli_audit_decision(c, req, v, a, reason) != 0 && a != SHELLESC_DENY &&
+	    (c->o.audit_stop || a == SHELLESC_ESCALATE)) {
+		a = SHELLESC_DENY;
+		reason = strdup(c->o.audit_stop ? "the audit log cannot be written "
+		    "(--audit-fail stop)" : "the audit log cannot be written: nothing is "
+		    "escalated that it cannot show");
 	}
 	if (a == SHELLESC_DENY)
 		cli_policy_kernel_say(req, reason);
 	d.action = a;
 	d.reason = reason;
+	if (a == SHELLESC_ESCALATE && profile != NULL) {
+		d.mode = SHELLESC_MODE_PROFILE;
+		d.profile = (void *)profile;
+	}
+	/* only the rule that decided lists argv[0]: not a prompt's answer */
+	if (a == SHELLESC_ESCALATE && v->keep_argv0 && v->asked == NULL)
+		shellesc_request_keep_argv0(req);
 	cli_policy_report(c, req, v, a, reason);
 	if (v->answered)
 		v->answered(v->answered_arg, req, v, a, reason);
 	if (c->exec_out)
 		cli_exec_out_decision(c, req, v, a, reason);
+	cli_learn_request(c, req, v, a);
 	shellesc_request_decide(req, &d);
 	free(reason);
 	cli_verdict_free(v);
@@ -201,7 +275,7 @@ cli_policy_ended(void *arg, const struct shellesc_request *req,
 {
 	struct cli *c = arg;
 
-	cli_audit_end(c, req, exit_code, sig, seconds);
+	cli_audit_end(c, NULL, req, exit_code, sig, seconds);
 	if (sig)
 		cli_debug(c, 1, "escalated command %llu ended by signal %d after %.3f s",
 		    (unsigned long long)shellesc_request_id(req), sig, seconds);

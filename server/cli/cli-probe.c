@@ -14,7 +14,15 @@
  *    interpreter): the dynamic loader would load it.
  *  - wrapper: what runs names EXEC_WRAPPER in its file (the patched shells
  *    read the variable; Debian's stock shells do not contain the name).
- *  - both: either of the two.
+ *  - both: either of the two; and where the kernel layer comes with it
+ *    (the default mode, on a kernel that has the layer), a program neither
+ *    can catch -- static, or of another architecture -- still runs: the
+ *    layer decides every exec (c->kernel_needed: the layer is then
+ *    required, cli_setup_sandbox_flags, so no session if it cannot be had
+ *    after all).  A broken preload file is still refused: every process
+ *    would carry the loader's warning.
+ *  - kernel (asked for, with or without the others): never refused.
+ * A refusal names the mode that would catch PROGRAM's execs.
  */
 #include "config.h"
 
@@ -29,117 +37,37 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "binfmt.h"
 #include "cli.h"
 #include "script.h"
 
 #define CLI_PROBE_MARK "EXEC_WRAPPER"
 
-/* What the probes need to know of an ELF file. */
-struct cli_elf {
-	unsigned char cls;	/* ELFCLASS32 or ELFCLASS64 */
-	unsigned char data;	/* ELFDATA2LSB or ELFDATA2MSB */
-	uint16_t machine;
-	uint16_t type;		/* ET_EXEC, ET_DYN */
-	bool interp;		/* has a PT_INTERP: the dynamic loader runs it */
-};
-
-/* Read exactly n bytes at off; 0, or -1 (short: errno ENOEXEC). */
+/* What the file at path is (common/binfmt.h); 0, or -1 with errno. */
 static int
-cli_probe_read(int fd, void *buf, size_t n, off_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = pread(fd, (char *)buf + got, n - got, off + (off_t)got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0)
-				errno = ENOEXEC;
-			return -1;
-		}
-		got += (size_t)r;
-	}
-	return 0;
-}
-
-/* Whether one of the file's program headers is a PT_INTERP (p_type is
- * the first word of a header in both classes). */
-static bool
-cli_probe_interp(int fd, uint64_t off, unsigned n, unsigned size)
-{
-	uint32_t type;
-
-	for (unsigned i = 0; i < n && i < 256; i++)
-		if (cli_probe_read(fd, &type, sizeof(type), (off_t)(off + (uint64_t)i * size)) == 0 &&
-		    type == PT_INTERP)
-			return true;
-	return false;
-}
-
-/* The ELF facts of the file at fd: 0, or -1 with errno (ENOEXEC: not ELF). */
-static int
-cli_probe_elf_fd(int fd, struct cli_elf *e)
-{
-	union { Elf64_Ehdr h64; Elf32_Ehdr h32; unsigned char id[EI_NIDENT]; } u;
-
-	memset(&u, 0, sizeof(u));
-	if (cli_probe_read(fd, u.id, EI_NIDENT, 0) != 0 || memcmp(u.id, ELFMAG, SELFMAG) != 0 ||
-	    (u.id[EI_CLASS] != ELFCLASS32 && u.id[EI_CLASS] != ELFCLASS64)) {
-		errno = ENOEXEC;
-		return -1;
-	}
-	e->cls = u.id[EI_CLASS];
-	e->data = u.id[EI_DATA];
-	if (cli_probe_read(fd, &u, e->cls == ELFCLASS64 ? sizeof(u.h64) : sizeof(u.h32), 0) != 0)
-		return -1;
-	/* a file of the other byte order differs in machine anyway */
-	e->machine = e->cls == ELFCLASS64 ? u.h64.e_machine : u.h32.e_machine;
-	e->type = e->cls == ELFCLASS64 ? u.h64.e_type : u.h32.e_type;
-	e->interp = e->cls == ELFCLASS64 ?
-	    cli_probe_interp(fd, u.h64.e_phoff, u.h64.e_phnum, u.h64.e_phentsize) :
-	    cli_probe_interp(fd, u.h32.e_phoff, u.h32.e_phnum, u.h32.e_phentsize);
-	return 0;
-}
-
-static int
-cli_probe_elf(const char *path, struct cli_elf *e)
+cli_probe_read(const char *path, struct binfmt *b)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), r, saved;
 
 	if (fd < 0)
 		return -1;
-	r = cli_probe_elf_fd(fd, e);
+	r = binfmt_read(fd, b);
 	saved = errno;
 	close(fd);
 	errno = saved;
-	return r;
+	return r == 0 ? 0 : -1;
 }
 
-/* The interpreter a #! line names, into out[PATH_MAX]; 0, or -1 (no #!). */
+/* The ELF file at path into *e: 0, or -1 with errno (ENOEXEC: not ELF). */
 static int
-cli_probe_shebang(const char *path, char *out)
+cli_probe_elf(const char *path, struct binfmt *e)
 {
-	char line[256];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	size_t a, b;
-
-	if (fd < 0)
+	if (cli_probe_read(path, e) != 0)
 		return -1;
-	while ((n = read(fd, line, sizeof(line) - 1)) < 0 && errno == EINTR)
-		;
-	close(fd);
-	if (n < 2 || line[0] != '#' || line[1] != '!')
+	if (e->kind != BINFMT_ELF) {
+		errno = ENOEXEC;
 		return -1;
-	line[n] = '\0';
-	a = 2 + strspn(line + 2, " \t");
-	b = a + strcspn(line + a, " \t\n");
-	if (b == a || b - a >= PATH_MAX)
-		return -1;
-	memcpy(out, line + a, b - a);
-	out[b - a] = '\0';
+	}
 	return 0;
 }
 
@@ -149,15 +77,15 @@ cli_probe_shebang(const char *path, char *out)
  * 0, or -1 with errno when it cannot be read.
  */
 static int
-cli_probe_target(const char *path, char *out, struct cli_elf *e)
+cli_probe_target(const char *path, char *out, struct binfmt *e)
 {
 	strlcpy(out, path, PATH_MAX);
-	if (cli_probe_elf(out, e) == 0)
-		return 0;
-	if (errno != ENOEXEC)
+	if (cli_probe_read(path, e) != 0)
 		return -1;
-	if (cli_probe_shebang(path, out) != 0)
-		strlcpy(out, SCRIPT_SHELL, PATH_MAX);
+	if (e->kind == BINFMT_ELF)
+		return 0;
+	/* a #! line the kernel refuses fails with ENOEXEC: /bin/sh runs it */
+	strlcpy(out, e->kind == BINFMT_SCRIPT ? e->script : SCRIPT_SHELL, PATH_MAX);
 	if (cli_probe_elf(out, e) == 0)
 		return 0;
 	return cli_probe_elf("/proc/self/exe", e);
@@ -184,20 +112,25 @@ cli_probe_marked(const char *path)
 	return found;
 }
 
-/* NULL when the preload can be loaded into t; else why not. */
+/* NULL when the preload can be loaded into t; else why not, and
+ * *program: whether the reason is the program's (not the preload file's). */
 static const char *
-cli_probe_preload(const char *preload, const struct cli_elf *t, char *why, size_t size)
+cli_probe_preload(const char *preload, const struct binfmt *t, char *why, size_t size,
+    bool *program)
 {
-	struct cli_elf p;
+	struct binfmt p;
 
+	*program = false;
 	if (cli_probe_elf(preload, &p) != 0) {
 		snprintf(why, size, "%s: %s", preload,
 		    errno == ENOEXEC ? "not an ELF file" : strerror(errno));
 		return why;
 	}
-	if (p.type != ET_DYN)
+	*program = true;
+	if (p.type != ET_DYN) {
+		*program = false;
 		snprintf(why, size, "%s is not a shared library", preload);
-	else if (p.cls != t->cls || p.data != t->data || p.machine != t->machine)
+	} else if (p.cls != t->cls || p.data != t->data || p.machine != t->machine)
 		snprintf(why, size, "%s is built for another architecture "
 		    "(ELF class %d, machine %d; the program's: class %d, machine %d)",
 		    preload, p.cls, p.machine, t->cls, t->machine);
@@ -209,15 +142,47 @@ cli_probe_preload(const char *preload, const struct cli_elf *t, char *why, size_
 	return why;
 }
 
+/* The --mode words of c without the kernel layer, as the user spells them. */
+static const char *
+cli_probe_mode(const struct cli *c)
+{
+	unsigned i = c->o.intercept;
+
+	if (c->o.kernel == CLI_KERNEL_AUTO)
+		return "both";
+	if ((i & SHELLESC_INTERCEPT_WRAPPER) && (i & SHELLESC_INTERCEPT_PRELOAD))
+		return "wrapper,preload";
+	return i & SHELLESC_INTERCEPT_PRELOAD ? "preload" : "wrapper";
+}
+
+/*
+ * What to do instead: the preload for a dynamically linked program it was
+ * not asked for; the kernel layer for one the preload cannot catch
+ * (program: the preload's obstacle is the program's, static or of another
+ * architecture, not the preload file's).
+ */
+static void
+cli_probe_advise(const struct cli *c, const struct binfmt *t, bool program)
+{
+	bool pre = c->o.intercept & SHELLESC_INTERCEPT_PRELOAD;
+
+	if (!pre && t->interp)
+		cli_warnx("--mode preload or both catch a dynamically linked program");
+	else if ((program || !pre) && shellesc_sandbox_kernel_avail())
+		cli_warnx("--mode %s cannot see the execs of this program: use the default "
+		    "mode or --mode kernel (their kernel layer decides every exec)",
+		    cli_probe_mode(c));
+}
+
 int
-cli_probe(const struct cli *c, const char *preload)
+cli_probe(struct cli *c, const char *preload)
 {
 	char target[PATH_MAX], why[PATH_MAX + 160];
 	const char *nopre = NULL;
 	char *shown = cli_show(c->program);
 	bool wrap = c->o.intercept & SHELLESC_INTERCEPT_WRAPPER;
-	bool pre = c->o.intercept & SHELLESC_INTERCEPT_PRELOAD;
-	struct cli_elf t;
+	bool pre = c->o.intercept & SHELLESC_INTERCEPT_PRELOAD, program = false;
+	struct binfmt t;
 	int r = 0;
 
 	/* asked for, the kernel layer decides every exec, or there is no session */
@@ -230,10 +195,16 @@ cli_probe(const struct cli *c, const char *preload)
 		free(shown);
 		return -1;
 	}
-	if (pre && (nopre = cli_probe_preload(preload, &t, why, sizeof(why))) == NULL)
+	if (pre && (nopre = cli_probe_preload(preload, &t, why, sizeof(why), &program)) == NULL)
 		goto out;
 	if (wrap && cli_probe_marked(target))
 		goto out;
+	if (c->o.kernel == CLI_KERNEL_AUTO && program && shellesc_sandbox_kernel_avail()) {
+		cli_debug(c, 1, "only the kernel layer catches the execs of %s (%s)",
+		    shown ? shown : "PROGRAM", nopre);
+		c->kernel_needed = true;
+		goto out;
+	}
 	if (c->o.force) {
 		cli_debug(c, 1, "--force: %s may not be gated in this mode (%s)",
 		    shown ? shown : "PROGRAM", nopre ? nopre : "no EXEC_WRAPPER in it");
@@ -247,8 +218,8 @@ cli_probe(const struct cli *c, const char *preload)
 		cli_warnx("%s%s does not honour EXEC_WRAPPER (a shell patched for it does: "
 		    "see patches/ in shellesc's source)", strcmp(target, c->program) == 0 ?
 		    "" : "the interpreter ", target);
-	cli_warnx("refusing a session that would gate nothing%s; --force runs it anyway",
-	    pre ? "" : " (--mode preload or both catch a dynamically linked program)");
+	cli_probe_advise(c, &t, program);
+	cli_warnx("refusing a session that would gate nothing; --force runs it anyway");
 out:
 	free(shown);
 	return r;

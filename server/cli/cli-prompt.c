@@ -15,10 +15,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 
 struct cli_prompt_item {
 	struct shellesc_request *req;
@@ -35,21 +35,11 @@ struct cli_prompt {
 	pthread_t thread;
 };
 
-/* ms, CLOCK_MONOTONIC */
-int64_t
-cli_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* When a question asked now must have been answered (ms, monotonic). */
 int64_t
 cli_prompt_deadline(const struct cli *c)
 {
-	return cli_now_ms() + (int64_t)c->o.prompt_timeout * 1000;
+	return clock_now_ms() + (int64_t)c->o.prompt_timeout * 1000;
 }
 
 /*
@@ -60,7 +50,7 @@ enum cli_wait
 cli_prompt_poll(struct pollfd *p, size_t n, int wake, int64_t deadline)
 {
 	struct pollfd all[n + 1];
-	int64_t left = deadline - cli_now_ms();
+	int64_t left = deadline - clock_now_ms();
 	int k;
 
 	if (left <= 0)
@@ -103,9 +93,12 @@ static bool
 cli_prompt_settled(struct cli *c, struct cli_prompt_item *it)
 {
 	struct shellesc_request *req = it->req;
-	struct cli_verdict v = { 0 };
+	struct cli_verdict v = { .ask = it->v.ask };
 
 	cli_rules_decide_request(c, req, &v);
+	/* what the caller asked for still only asks (an unknown name: denied) */
+	if (v.ask != NULL && cli_profile_requested(c, &v, v.ask->profile) != 0)
+		v.effective = RULES_DENY;
 	if (v.effective == RULES_PROMPT) {
 		cli_verdict_free(&v);
 		return false;
@@ -119,8 +112,9 @@ cli_prompt_settled(struct cli *c, struct cli_prompt_item *it)
 	return true;
 }
 
-/* Rules combine by strictness: an added escalate rule could never outweigh
- * a prompt rule that matches too, so always is only for no rule matched. */
+/* Rules combine by strictness: an added run or escalate rule could never
+ * outweigh a prompt rule that matches too, so always is only for no rule
+ * matched. */
 bool
 cli_prompt_always_ok(struct cli *c, const struct cli_verdict *v)
 {
@@ -152,7 +146,8 @@ cli_prompt_one(struct cli *c, struct cli_prompt_item *it)
 		a = SHELLESC_DENY;
 	/* a rule that cannot be written still lets this one command run */
 	if (r == 0 && always != CLI_ALWAYS_NO)
-		cli_rules_always(c, cli_request_program(req), cli_request_argv(req), always);
+		cli_rules_always(c, req, always, a == SHELLESC_RUN ? RULES_RUN : RULES_ESCALATE,
+		    it->v.profile);
 	cli_policy_answer(c, req, &it->v, a);
 }
 

@@ -1,8 +1,11 @@
 /*
  * cli-rules.c: which rules files are loaded, deciding from them, and the
- * rule an "always" answer adds: to the user's default.rules, or with -p to
- * the last file given, so that the files a session loads are still exactly
- * those of its command line, this session's and the next one's.
+ * rule an "always" answer adds: to the one file shellesc owns, the learned
+ * file (--learn FILE, else the user's learned.rules), never to a -p file,
+ * which a person curates.  Every session loads the learned file when it
+ * exists, after the -p files or the default directories (check only
+ * without -p: from the default directory, as the other *.rules there).
+ * A -p directory stands for its *.rules.
  *
  * The loaded set sits behind a read-write lock: the loop thread decides
  * under the read lock while an "always" answer (prompt thread) appends to
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -28,7 +32,9 @@ struct cli_rules {
 	pthread_rwlock_t lk;
 	struct rules *r;
 	struct cli_strv files;		/* what r was loaded from, in order */
-	char *user;			/* the file "always" appends to */
+	size_t ncodex;			/* the first ncodex are Codex's (mcp) */
+	bool strict;			/* --strict: a warning fails the load */
+	char *user;			/* the learned file "always" appends to */
 	char *path;			/* where names are looked up (rules_set_path) */
 };
 
@@ -87,6 +93,29 @@ cli_rules_codexdir(void)
 	return cli_rules_join(home, ".codex/rules");
 }
 
+bool
+cli_rules_is_codex(const char *file)
+{
+	const char *codex = getenv("CODEX_HOME"), *home = getenv("HOME");
+	char *dir = NULL, *real = NULL, *slash, *rdir;
+	bool r = false;
+
+	if (codex != NULL && *codex != '\0')
+		dir = cli_rules_join(codex, "rules");
+	else if (home != NULL && home[0] == '/')
+		dir = cli_rules_join(home, ".codex/rules");
+	if (dir != NULL && (real = realpath(file, NULL)) != NULL &&
+	    (slash = strrchr(real, '/')) != NULL) {
+		*slash = '\0';
+		if ((rdir = realpath(dir, NULL)) != NULL)
+			r = strcmp(rdir, real[0] ? real : "/") == 0;
+		free(rdir);
+	}
+	free(real);
+	free(dir);
+	return r;
+}
+
 /* Every .rules file in dir, in glob's (sorted) order. */
 static int
 cli_rules_glob(struct cli_strv *files, const char *dir)
@@ -109,25 +138,45 @@ cli_rules_glob(struct cli_strv *files, const char *dir)
 /* A file that did not load: every error was reported, but one that is
  * not in its text (a file that cannot be read), which has line 0. */
 static void
-cli_rules_failed(const struct rules_error *err, const char *f, bool reported)
+cli_rules_failed(const struct rules_error *err, const char *f, bool reported,
+    int e)
 {
 	if (err->line == 0)
-		cli_warnx("%s:0:0: %s", err->file[0] ? err->file : f, err->msg);
+		cli_rules_unreadable(err, f, e);
 	else if (!reported)
 		cli_warnx("%s:%d:%d: %s", err->file, err->line, err->column, err->msg);
 }
 
+/* Load every file (and extra), so that each one's errors are shown at
+ * once; false if one did not load. */
+static bool
+cli_rules_load_files(const struct cli_rules *cr, struct rules *r,
+    const char *extra, bool report)
+{
+	struct rules_error err = { .line = 0 };
+	const char *f;
+	bool ok = true;
+
+	for (size_t i = 0; i <= cr->files.n; i++) {
+		f = i < cr->files.n ? cr->files.v[i] : extra;
+		rules_set_codex(r, i < cr->ncodex || (f != NULL && cli_rules_is_codex(f)));
+		if (f != NULL && rules_load_file(r, f, &err) != 0) {
+			cli_rules_failed(&err, f, report, errno);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
 /* A rules set from files (and extra, if not NULL), or NULL after a
  * message.  With report, every error and warning is shown as it is
- * found, and the set is linted. */
+ * found, and the set is linted; with --strict a warning fails it. */
 static struct rules *
 cli_rules_load(const struct cli_rules *cr, const char *extra, bool report)
 {
-	const struct cli_strv *files = &cr->files;
 	struct rules *r = rules_new();
-	struct rules_error err = { .line = 0 };
-	const char *f = NULL;
-	bool ok = true;
+	struct cli_rules_tally t = { .pass = 0 };
+	bool ok;
 
 	if (r == NULL || rules_set_path(r, cr->path) != 0) {
 		rules_free(r);
@@ -135,21 +184,19 @@ cli_rules_load(const struct cli_rules *cr, const char *extra, bool report)
 		return NULL;
 	}
 	if (report)
-		rules_set_report(r, cli_rules_report, NULL);
-	/* every file, so that each one's errors are shown at once */
-	for (size_t i = 0; i <= files->n; i++) {
-		f = i < files->n ? files->v[i] : extra;
-		if (f != NULL && rules_load_file(r, f, &err) != 0) {
-			cli_rules_failed(&err, f, report);
-			ok = false;
-		}
+		rules_set_report(r, cli_rules_report, &t);
+	if ((ok = cli_rules_load_files(cr, r, extra, report)) && report)
+		rules_lint(r);
+	cli_rules_tally_end(&t);
+	if (ok && report && cr->strict && t.warnings > 0) {
+		cli_warnx("--strict: %zu warning%s in the rules files", t.warnings,
+		    t.warnings == 1 ? "" : "s");
+		ok = false;
 	}
 	if (!ok) {
 		rules_free(r);
 		return NULL;
 	}
-	if (report)
-		rules_lint(r);
 	rules_set_report(r, NULL, NULL);
 	return r;
 }
@@ -159,21 +206,19 @@ cli_rules_load(const struct cli_rules *cr, const char *extra, bool report)
  * a rule's program name is looked up, so that a link it planted cannot
  * give another program that name's rules (rules_set_path).
  */
-static char *
+char *
 cli_rules_trusted_path(const struct cli *c)
 {
-	const char *path = getenv("PATH") ? getenv("PATH") : PATH_DEFAULT, *p, *end;
+	const char *path = getenv("PATH") ? getenv("PATH") : PATH_DEFAULT;
 	char *const *roots = c->o.sandbox == CLI_SANDBOX_LANDLOCK ? c->o.writable.v : NULL;
 	size_t size = strlen(path) + 1;
 	char *out = calloc(1, size), dir[PATH_MAX];
 	gid_t groups[NGROUPS_MAX];
 	int ngroups = getgroups(NGROUPS_MAX, groups);
+	struct path_iter it;
 
-	for (p = path; out != NULL && *p != '\0'; p = *end ? end + 1 : end) {
-		end = strchrnul(p, ':');
-		if (p[0] != '/' || (size_t)(end - p) >= sizeof(dir))
-			continue;
-		snprintf(dir, sizeof(dir), "%.*s", (int)(end - p), p);
+	path_iter_init(&it, path, NULL, PATH_ABSOLUTE);
+	while (out != NULL && path_next(&it, dir, sizeof(dir))) {
 		if (shellesc_path_writable(dir, getuid(), groups, ngroups < 0 ? 0 : (size_t)ngroups,
 		    roots, NULL) != 0)
 			continue;
@@ -198,6 +243,78 @@ cli_rules_add_abs(struct cli_strv *files, const char *f)
 	return r;
 }
 
+/* path made absolute (its directory resolved: the file may not exist
+ * yet); NULL after a message. */
+static char *
+cli_rules_abs(const char *path)
+{
+	char *abs = realpath(path, NULL), *dir, *slash, *out = NULL;
+
+	if (abs != NULL)
+		return abs;
+	if ((dir = strdup(path)) == NULL) {
+		cli_oom();
+		return NULL;
+	}
+	slash = strrchr(dir, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	if ((abs = realpath(slash == NULL ? "." : slash == dir ? "/" : dir, NULL)) == NULL)
+		out = strdup(path);	/* a missing directory: made when written */
+	else if (asprintf(&out, "%s/%s", abs, slash ? slash + 1 : path) < 0)
+		out = NULL;
+	free(abs);
+	free(dir);
+	if (out == NULL)
+		cli_oom();
+	return out;
+}
+
+/* The learned file is loaded by every session once it exists (a default
+ * directory's glob may have it already); check -p checks its files alone,
+ * so that a file's examples hold or fail whoever runs them. */
+static int
+cli_rules_add_learned(struct cli *c, struct cli_rules *cr)
+{
+	if (c->o.cmd == CLI_CHECK)
+		return 0;
+	for (size_t i = 0; i < cr->files.n; i++) {
+		if (strcmp(cr->files.v[i], cr->user) != 0)
+			continue;
+		if (i < c->o.policies.n) {
+			cli_warnx("--learn %s: a -p file, which shellesc never writes to; "
+			    "learn into a file of its own", cr->user);
+			return -1;
+		}
+		return 0;
+	}
+	return access(cr->user, F_OK) == 0 ? cli_strv_add(&cr->files, cr->user) : 0;
+}
+
+/* Where rules come from: each file loaded, the learned file, and the
+ * directories whose *.rules a later session would load. */
+int
+cli_rules_locations(const struct cli *c, struct cli_strv *out)
+{
+	const struct cli_rules *cr = c->rules;
+	char *user = cli_rules_userdir(), *codex = cli_rules_codexdir();
+	int r = user == NULL || codex == NULL ? -1 : 0;
+
+	for (size_t i = 0; r == 0 && cr != NULL && i < cr->files.n; i++)
+		r = cli_strv_add(out, cr->files.v[i]);
+	if (r == 0 && cr != NULL && cr->user != NULL)
+		r = cli_strv_add(out, cr->user);
+	if (r == 0)
+		r = cli_strv_add(out, user);
+	if (r == 0)
+		r = cli_strv_add(out, SHELLESC_SYSCONFDIR "/rules");
+	if (r == 0 && c->o.cmd == CLI_MCP)
+		r = cli_strv_add(out, codex);
+	free(user);
+	free(codex);
+	return r;
+}
+
 /* mcp is a drop-in for Codex's shell tool: Codex's rules come first. */
 static int
 cli_rules_mcp(struct cli_rules *cr)
@@ -206,7 +323,57 @@ cli_rules_mcp(struct cli_rules *cr)
 	int r = dir ? cli_rules_glob(&cr->files, dir) : -1;
 
 	free(dir);
+	cr->ncodex = cr->files.n;
 	return r;
+}
+
+static bool
+cli_rules_isdir(const char *f)
+{
+	struct stat st;
+
+	return stat(f, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int
+cli_rules_files(const struct cli_strv *policies, struct cli_strv *out)
+{
+	for (size_t i = 0; i < policies->n; i++)
+		if ((cli_rules_isdir(policies->v[i]) ?
+		    cli_rules_glob(out, policies->v[i]) :
+		    cli_strv_add(out, policies->v[i])) != 0)
+			return -1;
+	return 0;
+}
+
+/* The -p files, by their absolute paths (as rule sources and "always"
+ * show them). */
+static int
+cli_rules_policies(struct cli_rules *cr, const struct cli_strv *policies)
+{
+	struct cli_strv files = { 0 };
+	int r = cli_rules_files(policies, &files);
+
+	for (size_t i = 0; r == 0 && i < files.n; i++)
+		r = cli_rules_add_abs(&cr->files, files.v[i]);
+	cli_strv_free(&files);
+	return r;
+}
+
+/* A session or check with no rules at all says so, once. */
+static void
+cli_rules_none(const struct cli *c, const char *dir)
+{
+	if (c->rules->files.n > 0)
+		return;
+	if (c->o.policies.n > 0)
+		cli_warnx("no rules files loaded (no *.rules in the -p "
+		    "directories): every command is decided by --default %s",
+		    rules_decision_name(c->o.dflt));
+	else
+		cli_warnx("no rules files loaded (none in %s nor in %s): every "
+		    "command is decided by --default %s", dir,
+		    SHELLESC_SYSCONFDIR "/rules", rules_decision_name(c->o.dflt));
 }
 
 int
@@ -219,20 +386,22 @@ cli_rules_open(struct cli *c)
 	if ((c->rules = cr) == NULL)
 		return cli_oom();
 	pthread_rwlock_init(&cr->lk, NULL);
+	cr->strict = c->o.strict;
 	if ((dir = cli_rules_userdir()) == NULL)
 		goto out;
 	if (c->o.cmd == CLI_MCP && cli_rules_mcp(cr) != 0)
 		goto out;
 	if (c->o.policies.n > 0) {
-		for (size_t i = 0; i < c->o.policies.n; i++)
-			if (cli_rules_add_abs(&cr->files, c->o.policies.v[i]) != 0)
-				goto out;
+		if (cli_rules_policies(cr, &c->o.policies) != 0)
+			goto out;
 	} else if (cli_rules_glob(&cr->files, dir) != 0 ||
 	    cli_rules_glob(&cr->files, SHELLESC_SYSCONFDIR "/rules") != 0)
 		goto out;
-	if ((cr->user = c->o.policies.n > 0 ? strdup(cr->files.v[cr->files.n - 1]) :
-	    cli_rules_join(dir, "default.rules")) == NULL)
+	if ((cr->user = c->o.learn ? cli_rules_abs(c->o.learn) :
+	    cli_rules_join(dir, CLI_RULES_LEARNED)) == NULL ||
+	    cli_rules_add_learned(c, cr) != 0)
 		goto out;
+	cli_rules_none(c, dir);
 	for (size_t i = 0; i < cr->files.n; i++)
 		cli_debug(c, 2, "rules file %s", cr->files.v[i]);
 	if ((cr->path = cli_rules_trusted_path(c)) != NULL &&
@@ -280,10 +449,19 @@ cli_rules_decide(struct cli *c, const struct rules_file *f, char *const *argv,
 	pthread_rwlock_rdlock(&cr->lk);
 	v->rule = rules_decide_file(cr->r, f, argv, &m);
 	v->by_path = m.by_path;
+	v->keep_argv0 = v->rule != RULES_NONE && m.argv0;
 	v->source = v->rule == RULES_NONE ? NULL : cli_rules_dup(m.source);
 	v->justification = v->rule == RULES_NONE ? NULL : cli_rules_dup(m.justification);
+	v->profile = v->rule == RULES_NONE ? NULL : cli_profile_dup(m.profile);
 	pthread_rwlock_unlock(&cr->lk);
 	v->effective = v->rule == RULES_NONE ? c->o.dflt : v->rule;
+	if (v->profile == CLI_PROFILE_NOMEM) {
+		/* never unsandboxed for want of memory */
+		v->profile = NULL;
+		v->rule = v->effective = RULES_DENY;
+		free(v->reason);
+		v->reason = strdup("out of memory");
+	}
 }
 
 bool
@@ -303,6 +481,15 @@ cli_rules_explain(struct cli *c, const struct rules_file *f, char *const *argv,
 {
 	pthread_rwlock_rdlock(&c->rules->lk);
 	rules_explain(c->rules->r, f, argv, fn, arg);
+	pthread_rwlock_unlock(&c->rules->lk);
+}
+
+void
+cli_rules_with(struct cli *c, void (*fn)(void *arg, const struct rules *r),
+    void *arg)
+{
+	pthread_rwlock_rdlock(&c->rules->lk);
+	fn(arg, c->rules->r);
 	pthread_rwlock_unlock(&c->rules->lk);
 }
 
@@ -326,23 +513,53 @@ cli_request_argv(const struct shellesc_request *req)
  * fails, or it cannot be escalated: cli-policy.c).
  */
 void
+cli_rules_request_file(const struct shellesc_request *req, struct rules_file *f)
+{
+	const struct shellesc_target *t = shellesc_request_target(req);
+
+	/* the program as written matches relative rules ("./gradlew") only */
+	*f = (struct rules_file){ .path = cli_request_program(req),
+	    .written = shellesc_request_file(req) };
+	if (shellesc_request_argv(req) != NULL)
+		f->argv0 = shellesc_request_argv(req)[0];
+	if (t->error == 0) {
+		f->known = true;
+		f->dev = t->dev;
+		f->ino = t->ino;
+		f->flags = t->facts & CLI_TARGET_MASK;
+		f->applet = t->applet;
+		f->applet_argi = t->applet_argi;
+	}
+	for (size_t i = 0; t->error == 0 && i < t->ninterp && i < RULES_CHAIN_MAX; i++) {
+		const struct shellesc_interp *in = &t->interp[i];
+
+		f->chain[f->nchain++] = (struct rules_link){ .path = in->path,
+		    .known = true, .dev = in->dev, .ino = in->ino, .argv = in->argv };
+	}
+}
+
+void
 cli_rules_decide_request(struct cli *c, const struct shellesc_request *req,
     struct cli_verdict *v)
 {
-	const struct shellesc_target *t = shellesc_request_target(req);
-	/* the program as written matches relative rules ("./gradlew") only */
-	struct rules_file f = { .path = cli_request_program(req),
-	    .written = shellesc_request_file(req) };
+	struct rules_file f;
 
-	if (t->error == 0) {
-		f.known = true;
-		f.dev = t->dev;
-		f.ino = t->ino;
-		f.flags = t->facts & CLI_TARGET_MASK;
-		f.applet = t->applet;
-		f.applet_argi = t->applet_argi;
-	}
-	cli_rules_decide(c, &f, t->argv, v);
+	cli_rules_request_file(req, &f);
+	cli_rules_decide(c, &f, cli_request_argv(req), v);
+}
+
+bool
+cli_rules_would(const char *path, const char *text, const struct rules_file *f,
+    char *const *argv, enum rules_decision d)
+{
+	struct rules *r = rules_new();
+	struct rules_error err;
+	bool ok = r != NULL && rules_set_path(r, path) == 0 &&
+	    rules_load_text(r, "learned", text, strlen(text), &err) == 0 &&
+	    rules_decide_file(r, f, argv, NULL) == d;
+
+	rules_free(r);
+	return ok;
 }
 
 struct cli_rules_each {
@@ -393,6 +610,7 @@ cli_verdict_free(struct cli_verdict *v)
 {
 	free(v->source);
 	free(v->justification);
+	cli_profile_free(v->profile);
 	free(v->reason);
 	memset(v, 0, sizeof(*v));
 }
@@ -417,42 +635,53 @@ cli_rules_reload(struct cli_rules *cr)
 	return 0;
 }
 
-/* tokens for program argv[1...]: program, then argv[1...] (not copied). */
-static char **
-cli_rules_tokens(const char *program, char *const *argv, size_t *n)
+/* The profile an "always" rule names: the one the answer escalated into
+ * (NULL, unsandboxed: none written); a run rule names none. */
+static const char *
+cli_always_profile(const struct cli_profile *p, enum rules_decision d)
 {
-	char **tokens;
-
-	*n = 1;
-	while (argv[0] && argv[*n])
-		(*n)++;
-	if ((tokens = calloc(*n, sizeof(char *))) == NULL)
-		return NULL;
-	tokens[0] = (char *)program;
-	for (size_t i = 1; i < *n; i++)
-		tokens[i] = argv[i];
-	return tokens;
+	return d == RULES_ESCALATE && p != NULL ? p->name : NULL;
 }
 
-/* The flags of the rule an "always" of this kind writes. */
-static unsigned
-cli_rules_always_flags(enum cli_always how)
+/* The rule "always" of this kind adds for req, as tokens into t:
+ * exactly its argv (program by path), or generalised as --learn does
+ * (cli-learn.c), exactly when nothing general can be said.  0 or -1. */
+static int
+cli_rules_always_tokens(struct cli *c, const struct shellesc_request *req,
+    enum cli_always how, enum rules_decision d, struct cli_strv *t, bool *exact)
 {
-	return how == CLI_ALWAYS_PREFIX ? 0 : RULES_APPEND_EXACT;
+	char *const *argv = cli_request_argv(req);
+	struct rules_file f;
+	int r = 1;
+
+	*exact = true;
+	if (how == CLI_ALWAYS_PREFIX) {
+		cli_rules_request_file(req, &f);
+		if ((r = cli_learn_rule(c->rules->path, &f, argv, d, t, exact)) < 0)
+			return -1;
+	}
+	if (r == 0)
+		return 0;
+	cli_strv_free(t);
+	*exact = true;
+	r = cli_strv_add(t, cli_request_program(req));
+	for (size_t i = 1; r == 0 && argv[0] && argv[i]; i++)
+		r = cli_strv_add(t, argv[i]);
+	return r;
 }
 
-/* The rule "always" of this kind would add (no file), malloc'd or NULL. */
 char *
-cli_rules_always_text(struct cli *c, const char *program, char *const *argv,
-    enum cli_always how)
+cli_rules_always_text(struct cli *c, const struct shellesc_request *req,
+    enum cli_always how, enum rules_decision d, const struct cli_profile *profile)
 {
-	size_t n;
-	char **tokens = cli_rules_tokens(program, argv, &n), *rule;
+	struct cli_strv t = { 0 };
+	bool exact;
+	char *rule = NULL;
 
-	(void)c;
-	rule = tokens ? rules_format_rule(tokens, n, RULES_ESCALATE,
-	    cli_rules_always_flags(how)) : NULL;
-	free(tokens);
+	if (cli_rules_always_tokens(c, req, how, d, &t, &exact) == 0)
+		rule = rules_format_new(&(struct rules_new){ t.v, t.n, d,
+		    exact ? RULES_APPEND_EXACT : 0, cli_always_profile(profile, d) });
+	cli_strv_free(&t);
 	return rule;
 }
 
@@ -462,28 +691,66 @@ cli_rules_always_file(struct cli *c, bool *ok)
 {
 	const char *f = c->rules->user;
 
-	*ok = access(f, W_OK) == 0 || (errno == ENOENT && c->o.policies.n == 0);
+	*ok = access(f, W_OK) == 0 || errno == ENOENT;
 	return f;
 }
 
-/* Escalate program argv[1...] from now on, exactly or as a prefix: a
- * prefix_rule in the always file, which this session loads. */
+/* Run or escalate req from now on, exactly or generalised: a prefix_rule
+ * in the learned file, which this session loads at once. */
 int
-cli_rules_always(struct cli *c, const char *program, char *const *argv,
-    enum cli_always how)
+cli_rules_always(struct cli *c, const struct shellesc_request *req,
+    enum cli_always how, enum rules_decision d, const struct cli_profile *profile)
 {
 	struct cli_rules *cr = c->rules;
 	struct rules_error err = { .msg = "out of memory" };
-	size_t n;
-	char **tokens = cli_rules_tokens(program, argv, &n);
-	int r = tokens ? rules_append_rule(cr->user, tokens, n, RULES_ESCALATE,
-	    cli_rules_always_flags(how), &err) : -1;
+	struct cli_strv t = { 0 };
+	bool exact;
+	int r = cli_rules_always_tokens(c, req, how, d, &t, &exact);
 
-	free(tokens);
+	if (r == 0)
+		r = rules_append_rules(cr->user, &(struct rules_new){ t.v, t.n, d,
+		    exact ? RULES_APPEND_EXACT : 0, cli_always_profile(profile, d) }, 1, &err);
+	cli_strv_free(&t);
 	if (r != 0) {
 		cli_warnx("cannot add a rule to %s: %s", cr->user, err.msg);
 		return -1;
 	}
 	cli_debug(c, 1, "added a rule to %s", cr->user);
+	return cli_rules_reload(cr);
+}
+
+/* The rule a caller suggested, as rules_append_rules takes it: a prefix
+ * rule, escalating into the profile asked for (none written for
+ * unsandboxed, the default of escalate). */
+static struct rules_new
+cli_rules_keep_new(const struct cli_ask *ask)
+{
+	const char *p = ask->profile && strcmp(ask->profile, "unsandboxed") != 0 ?
+	    ask->profile : NULL;
+
+	return (struct rules_new){ ask->prefix_rule, ask->nprefix, RULES_ESCALATE, 0, p };
+}
+
+char *
+cli_rules_keep_text(const struct cli_ask *ask)
+{
+	struct rules_new rn = cli_rules_keep_new(ask);
+
+	return ask->prefix_rule && ask->nprefix ? rules_format_new(&rn) : NULL;
+}
+
+int
+cli_rules_keep(struct cli *c, const struct cli_ask *ask)
+{
+	struct cli_rules *cr = c->rules;
+	struct rules_error err = { .msg = "the suggested rule is not a valid rule" };
+	struct rules_new rn = cli_rules_keep_new(ask);
+
+	if (ask->prefix_rule == NULL || ask->nprefix == 0 ||
+	    rules_append_rules(cr->user, &rn, 1, &err) != 0) {
+		cli_warnx("cannot add a rule to %s: %s", cr->user, err.msg);
+		return -1;
+	}
+	cli_debug(c, 1, "added the suggested rule to %s", cr->user);
 	return cli_rules_reload(cr);
 }

@@ -1,7 +1,8 @@
 /*
  * cli-run.c: shellesc run PROGRAM.  The library's session_exec has no
  * sandbox hook, so PROGRAM is spawned here: the session's overlay merged
- * into our environment, fork, Landlock entered in the child, exec.  The
+ * into our environment, fork, the library's sandbox (Landlock and the
+ * seccomp filter, built at setup) entered in the child, exec.  The
  * session's client socket is closed right after the fork, so only
  * PROGRAM's tree can reach the session.
  *
@@ -24,12 +25,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli-seccomp.h"
 #include "script.h"
 
 /* What the child reports through the exec-error pipe. */
 struct cli_run_err {
-	enum { CLI_RUN_EXEC, CLI_RUN_LANDLOCK, CLI_RUN_SECCOMP } stage;
+	enum { CLI_RUN_EXEC, CLI_RUN_LANDLOCK, CLI_RUN_SECCOMP, CLI_RUN_GATE } stage;
 	int err;			/* errno */
 };
 
@@ -45,9 +45,10 @@ cli_run_sigset(sigset_t *set)
 
 /* Child: from here to exec, async-signal-safe calls only (threads exist). */
 static void __attribute__((noreturn))
-cli_run_child(struct cli *c, const struct cli_seccomp *f, const char *path, char **env,
+cli_run_child(struct cli *c, bool listen, const char *path, char **env,
     char **shargv, int ep, int kp)
 {
+	struct shellesc_sandbox_fault why;
 	struct cli_run_err e = { 0 };
 	sigset_t none;
 
@@ -57,12 +58,11 @@ cli_run_child(struct cli *c, const struct cli_seccomp *f, const char *path, char
 	/* the fd limit we had before the session raised it (a failure changes nothing) */
 	if (c->nofile.rlim_cur != RLIM_INFINITY)
 		setrlimit(RLIMIT_NOFILE, &c->nofile);
-	if (c->ruleset >= 0 && cli_landlock_enter(c->ruleset) != 0) {
-		e.stage = CLI_RUN_LANDLOCK;
-		e.err = errno;
-	} else if (cli_kernel_enter(c, &f[0], &f[1], kp) != 0) {
-		e.stage = CLI_RUN_SECCOMP;
-		e.err = errno;
+	if (cli_kernel_enter(c, listen, kp, &why) != 0) {
+		e.stage = why.step == SHELLESC_SANDBOX_LANDLOCK_ENTER ||
+		    why.step == SHELLESC_SANDBOX_GIT_ENTER ? CLI_RUN_LANDLOCK :
+		    why.step == SHELLESC_SANDBOX_NO_GATE ? CLI_RUN_GATE : CLI_RUN_SECCOMP;
+		e.err = why.err;
 	} else {
 		execve(path, c->o.argv, env);
 		/* no #! line: a shell script, as execvp(3) runs it */
@@ -84,6 +84,10 @@ cli_run_failed(struct cli *c, pid_t pid, const struct cli_run_err *e)
 	waitpid(pid, NULL, 0);
 	if (e->stage == CLI_RUN_LANDLOCK)
 		cli_warnx("cannot enter the Landlock sandbox: %s", strerror(e->err));
+	else if (e->stage == CLI_RUN_GATE)
+		cli_warnx("--sandbox landlock: no seccomp listener for the socket gate (%s): "
+		    "not started", e->err == EBUSY ? "this session runs inside another that "
+		    "has one" : strerror(e->err));
 	else if (e->stage == CLI_RUN_SECCOMP)
 		cli_warnx("cannot install the session's seccomp filter: %s", strerror(e->err));
 	else
@@ -98,14 +102,18 @@ cli_run_failed(struct cli *c, pid_t pid, const struct cli_run_err *e)
 static int
 cli_run_spawn(struct cli *c, const char *path, pid_t *pid)
 {
-	char **env = shellesc_env_merge(c->s, NULL);
+	char **env = shellesc_env_merge(c->s, c->program_env);
 	char **shargv = calloc(script_slots(c->o.argv), sizeof(char *));
-	struct cli_seccomp f[2];	/* the session's filter, and its fallback */
 	struct cli_run_err e;
-	int ep[2] = { -1, -1 }, kp[2] = { -1, -1 }, r = CLI_EXIT_FAIL;
+	int ep[2] = { -1, -1 }, kp[2] = { -1, -1 }, r = CLI_EXIT_FAIL, g;
+	bool listen;
 
-	if (cli_kernel_plan(c, &f[0], &f[1]) != 0)
+	if (cli_kernel_plan(c, &listen) != 0)
 		goto out;
+	if (c->sandbox != NULL && (g = shellesc_session_sandbox(c->s, c->sandbox)) != 0) {
+		cli_warnx("cannot start the socket gate: %s", strerror(-g));
+		goto out;
+	}
 	if (env == NULL || shargv == NULL || pipe2(ep, O_CLOEXEC) != 0 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, kp) != 0) {
 		cli_warn("cannot start %s", path);
@@ -115,7 +123,7 @@ cli_run_spawn(struct cli *c, const char *path, pid_t *pid)
 	if ((*pid = fork()) < 0)
 		cli_warn("fork");
 	else if (*pid == 0)
-		cli_run_child(c, f, path, env, shargv, ep[1], kp[1]);
+		cli_run_child(c, listen, path, env, shargv, ep[1], kp[1]);
 	else {
 		close(ep[1]);
 		close(kp[1]);

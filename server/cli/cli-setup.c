@@ -1,6 +1,6 @@
 /*
  * cli-setup.c: what run, exec and mcp share: the writable directories,
- * rules, audit, the sandbox's ruleset, the prompt thread and the session,
+ * rules, audit, the sandbox, the prompt thread and the session,
  * set up in that order (the ruleset and the private temporary directory
  * before any thread, since TMPDIR is set in our own environment), torn
  * down in reverse.
@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,38 +17,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "path.h"
 #include "proto.h"
 
 extern char **environ;
-
-/* The first candidate the preload would ask about (copied into arg,
- * PATH_MAX bytes), or the errno execve would fail with. */
-static int
-cli_path_try(const char *candidate, void *arg)
-{
-	int e = path_executable(candidate);
-
-	if (e != 0)
-		return e;
-	return strlcpy(arg, candidate, PATH_MAX) < PATH_MAX ? 0 : ENAMETOOLONG;
-}
-
-/* PROGRAM's path as execvp(3) would find it, by the preload's own search
- * and test (common/path.c): the same PATH, the same default, the same
- * errors. */
-char *
-cli_path_search(const char *name)
-{
-	char found[PATH_MAX];
-	int e = path_search(getenv("PATH"), name, cli_path_try, found);
-
-	if (e != 0) {
-		errno = e;
-		return NULL;
-	}
-	return strdup(found);
-}
 
 static int
 cli_setup_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -103,6 +73,37 @@ cli_setup_cwd(struct cli *c)
 	return r;
 }
 
+/*
+ * exec's and mcp's shell, --shell or /bin/bash, found as execvp(3) would
+ * (PATH searched for a bare name) and checked executable now: a shell
+ * that cannot run would otherwise fail every command, one by one.  Made
+ * absolute, since each command may start in another directory.
+ */
+int
+cli_setup_shell(struct cli *c)
+{
+	const char *name = c->o.shell ? c->o.shell : "/bin/bash";
+	char *found = cli_path_search(name), *cwd = NULL;
+	int e = errno;
+
+	if (found && found[0] != '/' && ((cwd = getcwd(NULL, 0)) == NULL ||
+	    asprintf(&c->shell, "%s/%s", cwd, found) < 0)) {
+		e = errno;
+		c->shell = NULL;
+	} else if (found && found[0] == '/')
+		c->shell = found, found = NULL;
+	free(found);
+	free(cwd);
+	if (c->shell == NULL) {
+		cli_warnx("%s: --shell %s: %s", c->o.cmd == CLI_MCP ? "mcp" : "exec", name,
+		    e == ENOENT && strchr(name, '/') == NULL ? "not found in PATH" :
+		    e == EACCES ? "not an executable file" : strerror(e));
+		return -1;
+	}
+	c->o.shell = c->shell;
+	return 0;
+}
+
 /* The exec wrapper: the build tree's, or the installed one. */
 static const char *
 cli_setup_wrapper(void)
@@ -123,13 +124,14 @@ cli_setup_preload(void)
 
 /* The writable directories are known before the rules are loaded: names
  * are looked up only where the sandbox cannot write (cli-rules.c): the -w
- * directories, or the current one, and always a private TMPDIR. */
+ * directories, or the current one (mcp's default sandbox: both), and
+ * always a private TMPDIR. */
 static int
 cli_setup_roots(struct cli *c)
 {
 	if (c->o.sandbox != CLI_SANDBOX_LANDLOCK)
 		return 0;
-	if (c->o.writable.n == 0 && cli_setup_cwd(c) != 0)
+	if ((c->o.writable.n == 0 || c->o.sandbox_default) && cli_setup_cwd(c) != 0)
 		return -1;
 	return cli_setup_tmpdir(c);
 }
@@ -153,16 +155,43 @@ cli_setup_exec_allowed(struct cli *c)
 	return 0;
 }
 
+/* The flags of a sandbox: the exec notification with the kernel layer,
+ * and the fallback to the filter without it where the layer is not
+ * required (asked for, or the only one to catch run's PROGRAM). */
+unsigned
+cli_setup_sandbox_flags(const struct cli *c)
+{
+	if (c->o.kernel == CLI_KERNEL_OFF)
+		return 0;
+	return SHELLESC_SANDBOX_EXEC_NOTIFY | (c->o.kernel == CLI_KERNEL_AUTO &&
+	    !c->kernel_needed ? SHELLESC_SANDBOX_NOTIFY_FALLBACK : 0);
+}
+
+/*
+ * The library's sandbox: run's is PROGRAM's and exec's its shell's
+ * (Landlock with --sandbox landlock, always the seccomp filter, the exec
+ * notification with the kernel layer); mcp builds the command line's layer
+ * only to fail at start, as run does: each call's shell builds its own
+ * (cli-mcp-tool.c).
+ */
 static int
 cli_setup_sandbox(struct cli *c)
 {
-	if (c->o.sandbox != CLI_SANDBOX_LANDLOCK)
-		return 0;
-	if (c->o.no_exec_writable && cli_setup_exec_allowed(c) != 0)
+	struct cli_layer one = { .writable = c->o.writable, .no_network = c->o.no_network,
+	    .no_exec = c->o.no_exec_writable, .writable_git = c->o.writable_git };
+	bool landlock = c->o.sandbox == CLI_SANDBOX_LANDLOCK, listen;
+
+	/* the kernel layer's warning, or its refusal, at start (run: at its spawn) */
+	if (c->o.cmd != CLI_RUN && cli_kernel_plan(c, &listen) != 0)
 		return -1;
-	c->ruleset = cli_landlock_ruleset(&c->o.writable, c->o.no_network,
-	    c->o.no_exec_writable ? &c->exec_allowed : NULL);
-	return c->ruleset < 0 ? -1 : 0;
+	if (!landlock && c->o.cmd == CLI_MCP)
+		return 0;
+	if (landlock && c->o.no_exec_writable && cli_setup_exec_allowed(c) != 0)
+		return -1;
+	one.exec_allowed = c->exec_allowed;
+	c->sandbox = cli_sandbox_new(&one, landlock ? 1 : 0, cli_setup_sandbox_flags(c),
+	    &c->o.allow_socket, c->o.verbose);
+	return c->sandbox == NULL ? -1 : 0;
 }
 
 /* A session's configuration: our callbacks, and where the wrapper and
@@ -175,6 +204,8 @@ cli_setup_config(struct cli *c, struct shellesc_config *cfg)
 	*cfg = (struct shellesc_config){
 		.policy = cli_policy, .policy_arg = c,
 		.ended = cli_policy_ended, .ended_arg = c,
+		.prepare = cli_profile_prepare, .release = cli_profile_release,
+		.prepare_arg = c,
 		.log = cli_policy_log, .log_arg = c,
 		.pass_env = (const char *const *)c->o.pass_env.v,
 		.session_env = c->own_env,
@@ -219,6 +250,31 @@ cli_setup_own_env(struct cli *c)
 	return env;
 }
 
+/*
+ * The kernel layer alone: our environment without shellesc's own
+ * variables (where its wrapper and preload are), so that nothing in the
+ * session names shellesc.  Its strings are environ's.  NULL: out of memory.
+ */
+static char **
+cli_setup_program_env(void)
+{
+	static const char *const ours[] = { SHELLESC_ENV_PROXY_PATH "=", CLI_ENV_PRELOAD "=" };
+	size_t n = 0, k = 0, j;
+	char **env;
+
+	while (environ[n])
+		n++;
+	if ((env = calloc(n + 1, sizeof(char *))) == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		for (j = 0; j < 2 && strncmp(environ[i], ours[j], strlen(ours[j])) != 0; j++)
+			continue;
+		if (j == 2)
+			env[k++] = environ[i];
+	}
+	return env;
+}
+
 static int
 cli_setup_session(struct cli *c)
 {
@@ -234,12 +290,15 @@ cli_setup_session(struct cli *c)
 	return 0;
 }
 
-/* What escalated commands see of ours, and the fd limit PROGRAM gets back
- * (cli-run.c), both taken before any session starts. */
+/* What escalated commands see of ours, what PROGRAM starts with, and the
+ * fd limit PROGRAM gets back (cli-run.c), all taken before any session
+ * starts. */
 static int
 cli_setup_env(struct cli *c)
 {
-	if ((c->own_env = cli_setup_own_env(c)) == NULL) {
+	if ((c->own_env = cli_setup_own_env(c)) == NULL ||
+	    (c->o.intercept == SHELLESC_INTERCEPT_KERNEL &&
+	    (c->program_env = cli_setup_program_env()) == NULL)) {
 		cli_warnx("out of memory");
 		return -1;
 	}
@@ -256,7 +315,9 @@ cli_setup(struct cli *c)
 	signal(SIGPIPE, SIG_IGN);
 	if (c->o.approver != NULL && cli_approver_check(c->o.approver) != 0)
 		return -1;
-	if (cli_setup_roots(c) != 0 || cli_rules_open(c) != 0 || cli_audit_open(c) != 0 ||
+	if (cli_setup_roots(c) != 0 || cli_rules_open(c) != 0 || cli_rules_guard(c) != 0 ||
+	    cli_audit_open(c) != 0 ||
+	    (c->o.learn != NULL && (c->learn = cli_learn_new(c)) == NULL) ||
 	    cli_setup_sandbox(c) != 0 || cli_setup_env(c) != 0 || cli_prompt_start(c) != 0)
 		return -1;
 	/* mcp starts a session per tool call (cli-mcp-tool.c) */
@@ -272,9 +333,16 @@ cli_teardown(struct cli *c)
 		shellesc_session_end(c->s);
 	c->s = NULL;
 	cli_prompt_stop(c);
-	if (c->ruleset >= 0)
-		close(c->ruleset);
-	c->ruleset = -1;
+	/* every answer is in: what --learn proposed goes to its file at once */
+	if (c->learn != NULL) {
+		if (cli_learn_write(c->learn, c->o.learn) == 0)
+			cli_debug(c, 1, "--learn: %zu rules proposed in %s",
+			    cli_learn_count(c->learn), c->o.learn);
+		cli_learn_free(c->learn);
+		c->learn = NULL;
+	}
+	shellesc_sandbox_free(c->sandbox);
+	c->sandbox = NULL;
 	if (c->tmpdir) {
 		nftw(c->tmpdir, cli_setup_rm, 16, FTW_DEPTH | FTW_PHYS);
 		free(c->tmpdir);
@@ -283,8 +351,12 @@ cli_teardown(struct cli *c)
 	cli_strv_free(&c->exec_allowed);
 	free(c->own_env);	/* its strings are environ's and outer_tmpdir */
 	c->own_env = NULL;
+	free(c->program_env);	/* its strings are environ's */
+	c->program_env = NULL;
 	free(c->outer_tmpdir);
 	c->outer_tmpdir = NULL;
+	free(c->shell);
+	c->shell = NULL;
 	cli_audit_close(c);
 	cli_rules_close(c);
 }

@@ -46,7 +46,17 @@ enum shellesc_action {
 	SHELLESC_DENY,		/* refused; the caller sees EACCES / exit 126 */
 };
 
-/* How an escalated command is to be run; passed to the prepare callback. */
+/*
+ * How an escalated command is to be run; passed to the prepare callback
+ * with the decision.  shellesc itself runs every mode the same way (as
+ * is, outside the sandbox) unless the prepare callback sets
+ * shellesc_prepared.sandbox: a mode is the policy's word to its own
+ * prepare callback, which builds the sandbox the mode means (the shellesc
+ * command: the session's sandbox with the network, or more writable
+ * directories, for a rule's profile = "NAME"; examples/profile.c).  An
+ * embedder that answers SHELLESC_MODE_PROFILE must have a prepare
+ * callback that honours it, or the command runs unsandboxed.
+ */
 enum shellesc_mode {
 	SHELLESC_MODE_UNSANDBOXED,	/* as is, outside any sandbox (default) */
 	SHELLESC_MODE_SESSION_DEFAULT,	/* the embedder's default profile */
@@ -56,7 +66,10 @@ enum shellesc_mode {
 struct shellesc_decision {
 	enum shellesc_action action;
 	enum shellesc_mode mode;	/* escalate only */
-	void *profile;			/* SHELLESC_MODE_PROFILE: passed through untouched */
+	void *profile;			/* SHELLESC_MODE_PROFILE: passed through untouched
+					 * to prepare (the embedder keeps it alive
+					 * until then: a request may be cancelled
+					 * before prepare is called) */
 	const char *reason;		/* shown to the caller on deny; may be NULL; copied */
 };
 
@@ -88,16 +101,29 @@ struct shellesc_decision {
  */
 
 /* The program as the caller named it: its file made absolute lexically
- * against the cwd it sent ("." and empty components dropped, ".." kept,
- * no "~" expansion: the kernel does none).  For display; what runs is the
+ * against shellesc_request_cwd ("." and empty components dropped, ".."
+ * kept, no "~" expansion: the kernel does none).  For display; what runs is the
  * target. */
 const char *shellesc_request_program(const struct shellesc_request *req);
 const char *shellesc_request_file(const struct shellesc_request *req); /* as passed */
 char *const *shellesc_request_argv(const struct shellesc_request *req); /* NULL-terminated */
 size_t shellesc_request_argc(const struct shellesc_request *req);
-const char *shellesc_request_cwd(const struct shellesc_request *req);  /* absolute, as sent */
+/* The caller's working directory as the kernel has it (/proc/PID/cwd,
+ * opened by the server when the request came: its path in the server's
+ * view).  An escalated command runs in that directory, by the server's fd
+ * of it, whatever is renamed meanwhile; the cwd the client sent is a hint,
+ * returned only when the directory could not be opened (the request then
+ * cannot be escalated). */
+const char *shellesc_request_cwd(const struct shellesc_request *req);
+/* Non-zero when the session's side could have changed that directory (the
+ * test of SHELLESC_TARGET_WRITABLE): an escalated command would read state
+ * the sandbox wrote. */
+int shellesc_request_cwd_writable(const struct shellesc_request *req);
 char *const *shellesc_request_env(const struct shellesc_request *req); /* NAME=value, NULL-terminated */
 pid_t shellesc_request_pid(const struct shellesc_request *req);  /* SO_PEERCRED */
+/* The caller's parent when the request came, from the kernel's
+ * /proc/PID/stat (never from the request); 0 when it could not be read. */
+pid_t shellesc_request_ppid(const struct shellesc_request *req);
 uid_t shellesc_request_uid(const struct shellesc_request *req);
 gid_t shellesc_request_gid(const struct shellesc_request *req);
 /* The client's flags: SHELLESC_ASKED_BY_* and its claims of
@@ -120,7 +146,27 @@ unsigned shellesc_request_flags(const struct shellesc_request *req);
  * (SHELLESC_TARGET_LOADER_OPTIONS when there were any).  A multi-call
  * binary (busybox, toybox: by the name of its real path) runs the applet
  * its argv names: applet and applet_argi say which, with which arguments.
+ *
+ * argv[0] is the program's own name (the name of its real path): a
+ * program known to choose what it does by argv[0] (git's git-NAME, unxz,
+ * zcat, bunzip2, sudoedit, systemctl's reboot, busybox's applets) has what
+ * the caller's argv[0] makes it do spelled out in arguments ("git
+ * archive", "xz --decompress", "busybox rm").  The caller's argv[0] is
+ * shellesc_request_argv(req)[0].
+ *
+ * A script runs the programs of its #! chain: interp lists them, each
+ * with the argv the kernel gives it (the #! name, its argument, the
+ * script's name, the script's arguments); a dynamic loader in the chain
+ * is followed by the program it runs.
  */
+struct shellesc_interp {
+	const char *path;	/* real path, or NULL */
+	dev_t dev;
+	ino_t ino;
+	char *const *argv;
+	size_t argc;
+};
+
 struct shellesc_target {
 	int error;		/* 0; or why it could not be opened (errno value,
 				 * ENOEXEC: the loader's program cannot be told).
@@ -142,11 +188,19 @@ struct shellesc_target {
 	const char *loader;	/* the dynamic loader run directly, or NULL */
 	const char *applet;	/* a multi-call binary's applet, or NULL */
 	size_t applet_argi;	/* index in argv of the applet's first argument */
+	const struct shellesc_interp *interp;	/* a script's #! chain, the script's
+						 * interpreter first; or NULL */
+	size_t ninterp;
 };
 
 /* Never NULL; valid as long as req. */
 const struct shellesc_target *shellesc_request_target(const struct shellesc_request *req);
 uint64_t shellesc_request_id(const struct shellesc_request *req); /* unique in the session */
+/* Before deciding to escalate: the command runs with the caller's argv as
+ * written, argv[0] included, instead of the target's argv (whose argv[0]
+ * is the program's own name and says what another one would make it do);
+ * not for the dynamic loader's program, which runs with the target's. */
+void shellesc_request_keep_argv0(struct shellesc_request *req);
 /* Non-zero once the caller went away or the session ended: the answer will be discarded. */
 int shellesc_request_cancelled(const struct shellesc_request *req);
 
@@ -163,7 +217,8 @@ typedef void (*shellesc_policy_fn)(void *arg, struct shellesc_request *req);
 
 /*
  * What an escalated command runs.  The session fills in the defaults: the
- * target's path (the file it opened), its argv, the request's cwd, and an
+ * target's path (the file it opened), its argv, the request's cwd (left
+ * as it is: the caller's directory itself, by the server's fd), and an
  * environment built by the session, not the caller's (see "Escalated
  * commands' environment" below).  A prepare callback may point any field
  * elsewhere (e.g. to wrap the command in another sandbox); that memory must
@@ -179,6 +234,17 @@ struct shellesc_prepared {
 	char *const *argv;
 	const char *cwd;
 	char *const *env;
+	/* NULL (the default): the command runs outside any sandbox.  Set by
+	 * prepare (built with shellesc_sandbox_new, stays the embedder's
+	 * until release): the command enters it between fork and exec, as a
+	 * session's shell does, still on the caller's stdio, in its own
+	 * process group, ended with the session.  Whatever the command
+	 * execs stays inside it (Landlock and seccomp are inherited and
+	 * only narrow): nothing it runs can widen it.  Its execs are not
+	 * asked: the notification of a sandbox built with
+	 * SHELLESC_SANDBOX_EXEC_NOTIFY is not installed here (the session
+	 * takes one kernel listener, its shell's). */
+	const struct shellesc_sandbox *sandbox;
 };
 
 typedef int (*shellesc_prepare_fn)(void *arg, const struct shellesc_request *req,
@@ -193,6 +259,16 @@ typedef void (*shellesc_ended_fn)(void *arg, const struct shellesc_request *req,
 
 #define SHELLESC_INTERCEPT_WRAPPER 0x1	/* set EXEC_WRAPPER (patched shells) */
 #define SHELLESC_INTERCEPT_PRELOAD 0x2	/* set LD_PRELOAD (any dynamic program) */
+/*
+ * The kernel layer alone (alone: with neither flag above).  The overlay is
+ * empty and the client socket is closed at start
+ * (shellesc_session_client_fd is -1): a process in the session sees
+ * nothing of shellesc, and only the kernel layer (shellesc_session_kernel,
+ * or a sandbox with SHELLESC_SANDBOX_EXEC_NOTIFY) catches its execs.
+ * Escalations still run outside, through the wrapper as proxy, which needs
+ * x86-64: elsewhere the session does not start (-ENOTSUP, logged).
+ */
+#define SHELLESC_INTERCEPT_KERNEL 0x4
 
 enum shellesc_log_level { SHELLESC_LOG_ERROR, SHELLESC_LOG_WARN, SHELLESC_LOG_DEBUG };
 
@@ -204,7 +280,7 @@ struct shellesc_config {
 	void *prepare_arg;
 	shellesc_ended_fn ended;	/* optional */
 	void *ended_arg;
-	unsigned intercept;		/* SHELLESC_INTERCEPT_*; 0 means both */
+	unsigned intercept;		/* SHELLESC_INTERCEPT_*; 0 means the first two */
 	const char *wrapper_path;	/* NULL: the installed wrapper */
 	const char *preload_path;	/* NULL: the installed preload library */
 	/* Variables never taken from the caller, even when pass_env names
@@ -266,6 +342,17 @@ struct shellesc_config {
  * bound it fails at once with EACCES, and the log says which bound.
  */
 
+/*
+ * The environment an escalated command of a session started with cfg
+ * gets when caller (NULL: environ) is the caller's, as described above:
+ * for the embedder's own children that must not inherit its whole
+ * environment (shellesc mcp's shells: no secret of the server's reaches
+ * them unless pass_env names it).  Names pass_env should not name are
+ * not checked here (shellesc_session_start refuses them).  Free with
+ * shellesc_env_free(); NULL with errno ENOMEM.
+ */
+char **shellesc_env_build(const struct shellesc_config *cfg, char *const *caller);
+
 /* Variables never taken from the caller: they can make a program load or
  * run code, or write where the caller says (NULL-terminated). */
 extern const char *const shellesc_default_scrub[];
@@ -293,12 +380,15 @@ int shellesc_session_start(const struct shellesc_config *cfg,
  * EXEC_WRAPPER (wrapper mode) and/or LD_PRELOAD (just the preload library;
  * see shellesc_env_merge() to put it in front of an existing LD_PRELOAD)
  * with SHELLESC_WRAPPER (preload mode: the wrapper it uses as the proxy of
- * escalated commands).
+ * escalated commands).  Empty (its first entry NULL) for the kernel layer
+ * alone (SHELLESC_INTERCEPT_KERNEL).
  */
 char *const *shellesc_session_env(const struct shellesc_session *s);
 
-/* A new environment: base (NULL: environ) with the overlay laid on top and
- * LD_PRELOAD prepended to any existing one.  Free with shellesc_env_free(). */
+/* A new environment: base (NULL: environ) with the overlay laid on top;
+ * LD_PRELOAD holds the session's library first and once, then base's other
+ * libraries (split at ':' and ' ', as ld.so does), as the preload passes it
+ * on to every exec after.  Free with shellesc_env_free(). */
 char **shellesc_env_merge(const struct shellesc_session *s, char *const *base);
 void shellesc_env_free(char **env);
 
@@ -306,7 +396,8 @@ void shellesc_env_free(char **env);
  * The client socket, inherited by the shell (not close-on-exec), or -1 once
  * closed.  Close it right after the shell is spawned, so it does not leak
  * into unrelated children; execs can no longer reach the session afterwards
- * except from the shell's tree.
+ * except from the shell's tree.  -1 from the start for the kernel layer
+ * alone (SHELLESC_INTERCEPT_KERNEL).
  */
 int shellesc_session_client_fd(const struct shellesc_session *s);
 void shellesc_session_close_client(struct shellesc_session *s);
@@ -331,11 +422,189 @@ void shellesc_session_close_client(struct shellesc_session *s);
 int shellesc_session_kernel(struct shellesc_session *s, int listener, pid_t first);
 
 /*
+ * The socket gate of sb (a sandbox with Landlock layers: see
+ * shellesc_sandbox_new), served by the session: call it before
+ * shellesc_session_kernel, whose listener then also carries the
+ * sandbox's connect(2) and addressed sendto(2) calls.  The server makes
+ * each itself on the caller's socket and never lets the call through: a
+ * socket file is reached only if allowed (the config's allow_sockets, the
+ * default list, or bound beneath a writable root after sb was built),
+ * abstract sockets only if their listener is a process of the session,
+ * TCP not at all under no_network.  A sandbox without layers has no gate:
+ * 0 and nothing done.  0, or -errno.  docs/security.md, "Pathname UNIX
+ * sockets".
+ */
+struct shellesc_sandbox;
+int shellesc_session_sandbox(struct shellesc_session *s, const struct shellesc_sandbox *sb);
+
+/*
  * End the session: stop serving, cancel requests in flight, end every
  * escalated command still running (its whole process group: SIGTERM, then
  * SIGKILL after the grace period), reap them, close every fd, free s.
  */
 void shellesc_session_end(struct shellesc_session *s);
+
+/* --- The sandbox of a program the session runs ---------------------------- */
+
+/*
+ * One sandbox builder for every program a session runs (the embedder's
+ * own child, or a shell): Landlock layers, and the session's seccomp
+ * filter.  Build it before fork (shellesc_sandbox_new: it opens every
+ * root once, as an fd, and assembles the filter), enter it in the child
+ * between fork and exec (shellesc_sandbox_enter: async-signal-safe), free
+ * it in the parent.  Escalated commands are started by the session and
+ * enter none, unless a prepare callback gives them one
+ * (shellesc_prepared.sandbox: an escalation into a profile wider than
+ * the shell's sandbox, and no wider).
+ *
+ * A Landlock layer: the program may read and execute anywhere, and write
+ * only beneath writable, /dev/null, /dev/tty and the ptys (where the
+ * kernel has Landlock ABI 5, ioctls on devices it opens are limited to
+ * the terminals and the harmless memory devices); with no_network it may
+ * neither connect nor bind TCP (ABI 4).  Where the kernel has ABI 6, it
+ * may signal, and connect to abstract UNIX sockets of, only processes in
+ * its own Landlock domain (Landlock's scopes).  With exec_allowed (not NULL,
+ * maybe empty), nothing beneath writable may be executed in place but the
+ * files it names: execute is granted everywhere else, entry by entry, as
+ * the file system is when the layer is built.  Layers stack, each
+ * narrowing the others.  A kernel without Landlock, or without the ABI a
+ * layer needs, is an error: there is no silent fallback.
+ *
+ * The .git directory at the top of each writable directory (unless the
+ * layer sets writable_git) is read-only to the program: git runs what its
+ * hooks and configuration name, and an escalated git must not run what
+ * the sandbox wrote.  Landlock cannot take a subtree back, so this is a
+ * read-only bind mount in a mount namespace of the program's own
+ * (unshare(2): as root, or else with a user namespace mapping its uid and
+ * gid to themselves; Linux 5.12 for the mount API used).  Where the
+ * system allows no such namespace, shellesc_sandbox_new succeeds with
+ * why->step SHELLESC_SANDBOX_GIT_WRITABLE: they stay writable (then
+ * shellesc_request_cwd_writable() is what is left to go on).  The user
+ * namespace is mapped through the child's /proc/self, so a child that
+ * changed its uid before shellesc_sandbox_enter must be dumpable again
+ * (prctl PR_SET_DUMPABLE), or enter fails (SHELLESC_SANDBOX_GIT_ENTER).
+ *
+ * The seccomp filter, always installed: on every ABI the kernel can run
+ * the program's code in, it refuses (EPERM) the ioctls that put bytes
+ * into a terminal's input or change what its keys produce (TIOCSTI,
+ * TIOCLINUX, TIOCSETD, KDSKB*, KDSETKEYCODE), a system call of an ABI it
+ * does not know and x32's; when a layer has no_network, a second program
+ * refuses (EACCES) sockets of the internet families but TCP's, packet
+ * sockets, socketcall(2) and io_uring_setup(2).  docs/security.md says
+ * why each.  With SHELLESC_SANDBOX_EXEC_NOTIFY the filter also returns
+ * SECCOMP_RET_USER_NOTIF for execve(2) and execveat(2) of every ABI: its
+ * listener is for shellesc_session_kernel().  With Landlock layers it is
+ * also the socket gate (shellesc_session_sandbox): connect(2) and a
+ * sendto(2) with an address return SECCOMP_RET_USER_NOTIF, socketcall(2)
+ * and io_uring_setup(2) fail with ENOSYS; such a sandbox needs the
+ * listener, with or without SHELLESC_SANDBOX_EXEC_NOTIFY, and never falls
+ * back to a filter without it (SHELLESC_SANDBOX_NO_GATE).
+ */
+#define SHELLESC_SANDBOX_MAX_LAYERS	8
+#define SHELLESC_SANDBOX_PATH_MAX	4096
+
+struct shellesc_sandbox;
+
+struct shellesc_sandbox_layer {
+	char *const *writable;		/* directories, NULL-terminated; NULL: none */
+	int no_network;			/* non-zero: no TCP, and the socket filter */
+	char *const *exec_allowed;	/* NULL, or: nothing beneath writable runs
+					 * in place but these files (NULL-terminated) */
+	int writable_git;		/* non-zero: the .git of each writable
+					 * directory stays writable (below) */
+};
+
+/* Bits of shellesc_sandbox_config.flags */
+#define SHELLESC_SANDBOX_EXEC_NOTIFY	0x1 /* the kernel layer: execs to a listener */
+#define SHELLESC_SANDBOX_NOTIFY_FALLBACK 0x2 /* where no listener can be had, the
+					      * filter without it, and say why */
+#define SHELLESC_SANDBOX_NO_SOCKET_GATE	0x4 /* Landlock without the socket gate:
+					      * every socket file the user can
+					      * reach stays reachable (for an
+					      * embedder that serves no listener) */
+
+/* Both may grow new fields at their end: initialize them whole, so that
+ * every field not set is 0, its default. */
+struct shellesc_sandbox_config {
+	const struct shellesc_sandbox_layer *layers; /* Landlock, entered in order */
+	size_t n_layers;		/* 0: no Landlock; at most
+					 * SHELLESC_SANDBOX_MAX_LAYERS */
+	unsigned flags;			/* SHELLESC_SANDBOX_* */
+	/* Socket files the sandbox may connect or send to, besides the
+	 * default list (shellesc_sandbox_default_sockets) and those bound in
+	 * the session: paths, or fnmatch(3) patterns (FNM_PATHNAME), resolved
+	 * when the sandbox is built, and "@NAME" (a pattern too) for abstract
+	 * sockets; NULL-terminated, or NULL. */
+	const char *const *allow_sockets;
+};
+
+/* The socket files every Landlock sandbox may reach (its logging and the
+ * name service): a NULL-terminated list. */
+extern const char *const shellesc_sandbox_default_sockets[];
+
+/* What failed, for the embedder's message (the library prints nothing). */
+enum shellesc_sandbox_step {
+	SHELLESC_SANDBOX_OK,
+	SHELLESC_SANDBOX_LANDLOCK_MISSING, /* err: ENOSYS the kernel lacks it,
+					    * EOPNOTSUPP: disabled */
+	SHELLESC_SANDBOX_LANDLOCK_QUERY,   /* its ABI could not be queried (err) */
+	SHELLESC_SANDBOX_LANDLOCK_ABI,	   /* no_network needs ABI 4; abi is the kernel's */
+	SHELLESC_SANDBOX_LANDLOCK_CREATE,  /* no ruleset (err) */
+	SHELLESC_SANDBOX_NOT_DIR,	   /* path, one of writable, is not a directory */
+	SHELLESC_SANDBOX_WRITABLE,	   /* path, one of writable, cannot be opened (err) */
+	SHELLESC_SANDBOX_DEVICE,	   /* path, a device, cannot be opened (err) */
+	SHELLESC_SANDBOX_ADD_RULE,	   /* the rule for path was refused (err) */
+	SHELLESC_SANDBOX_NO_MEMORY,
+	SHELLESC_SANDBOX_SECCOMP_BUILD,	   /* the filter does not fit (a bug) */
+	SHELLESC_SANDBOX_LANDLOCK_ENTER,   /* enter: a layer (err) */
+	SHELLESC_SANDBOX_SECCOMP_ENTER,	   /* enter: the filter (err) */
+	SHELLESC_SANDBOX_NO_LISTENER,	   /* enter, fell back: why no listener (err; EBUSY:
+					    * a filter of the process has one already) */
+	SHELLESC_SANDBOX_GIT_WRITABLE,	   /* new: .git directories stay writable: no
+					    * mount namespace (err), path the first;
+					    * failed: path cannot be checked (err) */
+	SHELLESC_SANDBOX_GIT_ENTER,	   /* enter: a .git could not be made read-only (err) */
+	SHELLESC_SANDBOX_NO_GATE,	   /* enter: no listener for the socket gate (err;
+					    * EBUSY: an outer filter has one) */
+};
+
+struct shellesc_sandbox_fault {
+	enum shellesc_sandbox_step step;
+	int err;			/* errno, where the step says */
+	int abi;			/* Landlock's ABI, where known */
+	char path[SHELLESC_SANDBOX_PATH_MAX];	/* the file it concerns, or "" */
+};
+
+/*
+ * Build the sandbox cfg describes into *out (free with
+ * shellesc_sandbox_free).  0 (*why SHELLESC_SANDBOX_OK, or
+ * SHELLESC_SANDBOX_GIT_WRITABLE: see above), or -errno with *why saying
+ * which step failed (-EINVAL: more layers than SHELLESC_SANDBOX_MAX_LAYERS).
+ */
+int shellesc_sandbox_new(const struct shellesc_sandbox_config *cfg,
+    struct shellesc_sandbox **out, struct shellesc_sandbox_fault *why);
+
+/*
+ * In the child, between fork and exec (async-signal-safe, prints nothing,
+ * allocates nothing): enter the layers, then install the filter.  With
+ * listener not NULL and a sandbox built with SHELLESC_SANDBOX_EXEC_NOTIFY,
+ * the filter with the exec notification, its listener (close-on-exec) in
+ * *listener; if the kernel gives none and the sandbox was built with
+ * SHELLESC_SANDBOX_NOTIFY_FALLBACK, the filter without it, *listener -1
+ * and why->step SHELLESC_SANDBOX_NO_LISTENER.  With listener NULL (or a
+ * sandbox built without the notification: *listener -1), the filter
+ * without the notification.  Sets no_new_privs when Landlock or
+ * the kernel demands it (a filter installed without CAP_SYS_ADMIN), so a
+ * root session without Landlock keeps its set-id programs' meaning.
+ * 0, or -errno with *why saying which step failed.
+ */
+int shellesc_sandbox_enter(const struct shellesc_sandbox *sb, int *listener,
+    struct shellesc_sandbox_fault *why);
+void shellesc_sandbox_free(struct shellesc_sandbox *sb);
+
+/* Does the kernel have what SHELLESC_SANDBOX_EXEC_NOTIFY and the kernel
+ * layer need: SECCOMP_RET_USER_NOTIF, and its CONTINUE (Linux 5.5)? */
+int shellesc_sandbox_kernel_avail(void);
 
 /* --- Running one command string in a session ----------------------------- */
 
@@ -348,6 +617,16 @@ struct shellesc_exec_params {
 	int login;		/* non-zero: -lc (the default of the reference); 0: -c */
 	size_t max_output;	/* > 0: each of out, err and output keeps at most this
 				 * many bytes, its first half and its last; 0: all */
+	/* The shell's sandbox (NULL: none), entered between fork and exec.
+	 * Built with SHELLESC_SANDBOX_EXEC_NOTIFY it is the kernel layer too:
+	 * the session takes its listener (shellesc_session_kernel, the shell
+	 * being the first exec) and its loop decides every exec of the
+	 * shell's tree, static programs and raw system calls included.  With
+	 * SHELLESC_SANDBOX_NOTIFY_FALLBACK and no listener to be had, the
+	 * shell runs under the filter without it.  Stays the caller's. */
+	const struct shellesc_sandbox *sandbox;
+	int one_pipe;		/* non-zero: stdout and stderr are one pipe, so output
+				 * is in the order written; out and err stay empty */
 };
 
 struct shellesc_exec_result {

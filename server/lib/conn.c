@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "err.h"
 #include "fdpass.h"
 #include "server.h"
@@ -52,10 +53,11 @@ conn_new(struct loop *l, int fd, struct inflight *p)
 	l->handshakes++;
 	c->pidfd = -1;
 	jobs_init(&c->jobs);
+	tree_init(&c->tree);
 	c->state = CONN_READ_EXEC;
 	c->wfd = (struct watch){ WATCH_STREAM, c };
 	c->wpid = (struct watch){ WATCH_CHILD, c };
-	c->deadline = loop_now_ms() + l->cfg->request_timeout_ms;
+	c->deadline = clock_now_ms() + l->cfg->request_timeout_ms;
 	frame_rx_init(&c->rx, NULL, 0, 0);
 	if ((c->next = l->conns) != NULL)
 		c->next->prev = c;
@@ -170,6 +172,7 @@ conn_free(struct conn *c)
 		close(c->pidfd);
 		c->pidfd = -1;
 	}
+	tree_end(&c->tree);
 	jobs_end(&c->jobs, c->pid);
 	if (c->policy_holds)		/* the policy owns it */
 		atomic_store(&c->req->cancelled, 1);
@@ -234,19 +237,11 @@ conn_take_exec(struct conn *c, const struct msg *m)
 	if ((r = request_new(m, c->fd, (const char *const *)l->s->roots, &c->req)) != 0)
 		return conn_refuse(c, "cannot take the request: %s", strerror(-r));
 	c->req->conn = c;
-	c->req->hub = l->hub;
-	c->req->id = ++l->next_id;
 	c->state = CONN_DECIDING;
 	c->deadline = 0;
 	c->policy_holds = true;
 	conn_hold(c, c->rx.len);	/* its copy is about the size of the frame */
-	pthread_mutex_lock(&l->hub->mu);
-	l->hub->refs++;			/* the policy's reference */
-	pthread_mutex_unlock(&l->hub->mu);
-	loop_log(l, SHELLESC_LOG_DEBUG, "request %llu: %s", (unsigned long long)c->req->id, c->req->program);
-	hub_inline_begin(c->req);
-	l->cfg->policy(l->cfg->policy_arg, c->req);
-	hub_inline_end();	/* an inline answer is taken up by conn_on_stream */
+	loop_ask(l, c->req);	/* an inline answer is taken up by conn_on_stream */
 	return true;
 }
 
@@ -302,9 +297,20 @@ conn_spawn(struct conn *c, const struct msg *m, struct shellesc_prepared *p)
 	sp.path = p->path;
 	sp.argv = p->argv;
 	sp.env = p->env;
-	sp.cwd = p->cwd;
-	if (p->path != target || (r = conn_exec_target(&c->req->target, &sp)) == 0)
-		r = spawn_run(&sp, &c->pid, &c->pidfd);
+	/* a profile: entered without the exec notification (take_listener
+	 * NULL): the session's one listener is its shell's */
+	sp.sandbox = p->sandbox;
+	/* the request's own cwd is the caller's directory, by our fd of it */
+	sp.cwd_by_fd = p->cwd == shellesc_request_cwd(c->req);
+	sp.cwd = sp.cwd_by_fd ? NULL : p->cwd;
+	sp.cwd_fd = c->req->cwd_fd;
+	sp.tree = &c->tree;
+	if (sp.cwd_by_fd && sp.cwd_fd < 0)
+		r = -ENOENT;		/* never a directory named by the caller */
+	else if ((p->path != target || (r = conn_exec_target(&c->req->target, &sp)) == 0) &&
+	    (r = tree_start(&c->tree)) == 0 &&
+	    (r = spawn_run(&sp, &c->pid, &c->pidfd)) != 0)
+		tree_end(&c->tree);
 	if (cfg->prepare && cfg->release)
 		cfg->release(cfg->prepare_arg, p);
 	return r;
@@ -316,7 +322,7 @@ conn_start_escalated(struct conn *c, const struct msg *m)
 	struct shellesc_request *req = c->req;
 	const struct shellesc_target *t = &req->target.pub;
 	struct shellesc_prepared p = { t->path ? t->path : req->program, t->argv,
-	    req->ex.cwd, NULL };
+	    shellesc_request_cwd(req), NULL, NULL };
 	char **env;
 	int r;
 
@@ -327,6 +333,8 @@ conn_start_escalated(struct conn *c, const struct msg *m)
 	if ((env = escenv_build(c->loop->cfg, c->loop->s->own_env, req->ex.env)) == NULL)
 		return conn_refuse(c, "out of memory");
 	p.env = env;
+	if (req->keep_argv0 && t->loader == NULL)
+		p.argv = req->ex.argv;	/* a rule listed the caller's argv[0] */
 	r = conn_spawn(c, m, &p);
 	free(env);
 	conn_rx_reset(c);		/* our copies of the caller's fds: pipes must see EOF */
@@ -335,7 +343,7 @@ conn_start_escalated(struct conn *c, const struct msg *m)
 		return false;
 	}
 	c->state = CONN_RUNNING;
-	c->started = loop_now_ms();
+	c->started = clock_now_ms();
 	/* on our terminal: checked for stops (jobs.c) */
 	c->deadline = c->jobs.tty >= 0 ? c->started + JOBS_POLL_MS : 0;
 	if ((r = loop_watch(c->loop, c->pidfd, &c->wpid, EPOLL_CTL_ADD)) != 0) {
@@ -369,7 +377,7 @@ conn_on_frame(struct conn *c)
 			return true;
 		if (m.signal == SIGCONT)	/* the caller's shell may have run fg */
 			jobs_continued(&c->jobs, c->pid);
-		kill(-c->pid, (int)m.signal);
+		spawn_signal(c->pid, c->pidfd, (int)m.signal);
 		return true;
 	case CONN_DECIDING:
 		break;
@@ -449,14 +457,14 @@ conn_apply_decision(struct conn *c)
 	loop_log(c->loop, SHELLESC_LOG_DEBUG, "request %llu: decided %d",
 	    (unsigned long long)req->id, action);
 	if (action == SHELLESC_RUN)
-		kernel_ticket(c->loop, req);	/* its exec continues unasked */
+		kernel_ticket_issue(c->loop, req);	/* its exec continues unasked */
 	if (msg_send_decision(c->fd, action, req->d.reason) != 0 || action != SHELLESC_ESCALATE) {
 		conn_free(c);
 		return false;
 	}
 	c->state = CONN_READ_HANDOVER;
 	c->rx.maxfds = SHELLESC_MAX_FDS;
-	c->deadline = loop_now_ms() + c->loop->cfg->request_timeout_ms;
+	c->deadline = clock_now_ms() + c->loop->cfg->request_timeout_ms;
 	return true;
 }
 
@@ -522,9 +530,9 @@ conn_kill(struct conn *c)
 	if (c->killing || c->pidfd < 0)
 		return;
 	kill(-c->pid, SIGTERM);
-	kill(-c->pid, SIGCONT);
+	spawn_signal(c->pid, c->pidfd, SIGCONT);
 	c->killing = true;
-	c->deadline = loop_now_ms() + c->loop->cfg->kill_grace_ms;
+	c->deadline = clock_now_ms() + c->loop->cfg->kill_grace_ms;
 }
 
 /* A command on our terminal stopped: the caller stops too, if it can. */
@@ -533,7 +541,7 @@ conn_check_stop(struct conn *c)
 {
 	int sig = jobs_stopped(&c->jobs, c->pid, c->pidfd);
 
-	c->deadline = loop_now_ms() + JOBS_POLL_MS;
+	c->deadline = clock_now_ms() + JOBS_POLL_MS;
 	if (sig == 0 || c->fd < 0 || !c->jobs.follow)
 		return;
 	loop_log(c->loop, SHELLESC_LOG_DEBUG, "request %llu: stopped by signal %d",
@@ -546,9 +554,10 @@ void
 conn_on_deadline(struct conn *c)
 {
 	c->deadline = 0;
-	if (c->killing)
+	if (c->killing) {
 		kill(-c->pid, SIGKILL);
-	else if (c->state == CONN_READ_EXEC || c->state == CONN_READ_HANDOVER)
+		tree_kill(&c->tree);	/* what left the group (a keeper's sweeps) */
+	} else if (c->state == CONN_READ_EXEC || c->state == CONN_READ_HANDOVER)
 		conn_refuse(c, "timed out waiting for the %s",
 		    c->state == CONN_READ_EXEC ? "request" : "hand-over");
 	else if (c->state == CONN_RUNNING)
@@ -561,13 +570,14 @@ conn_on_child(struct conn *c)
 	const struct shellesc_config *cfg = c->loop->cfg;
 	bool core;
 	int sig, code = spawn_reap(c->pidfd, &sig, &core);
-	double secs = (double)(loop_now_ms() - c->started) / 1000.0;
+	double secs = (double)(clock_now_ms() - c->started) / 1000.0;
 
 	epoll_ctl(c->loop->epfd, EPOLL_CTL_DEL, c->pidfd, NULL);
 	close(c->pidfd);
 	c->pidfd = -1;
 	if (c->killing)
 		kill(-c->pid, SIGKILL);	/* what the leader left behind */
+	tree_end(&c->tree);		/* and its whole tree, whatever its group */
 	jobs_end(&c->jobs, c->pid);
 	if (c->fd >= 0)
 		msg_send_result(c->fd, code, sig, core, NULL);

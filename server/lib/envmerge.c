@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "preloadenv.h"
 #include "server.h"
+
+#define ENVMERGE_PRELOAD "LD_PRELOAD="
 
 extern char **environ;
 
@@ -27,18 +30,24 @@ envmerge_find(char **env, size_t n, const char *key)
 	return -1;
 }
 
-/* Overlay entry o replaces env[i]; LD_PRELOAD goes in front of the old value. */
+/* Overlay entry o replaces old; for LD_PRELOAD, o's library goes in front
+ * of old's others, as the preload puts it for every exec after (preloadenv.h). */
 static char *
 envmerge_value(const char *old, const char *o)
 {
+	size_t pre = sizeof(ENVMERGE_PRELOAD) - 1, n;
+	const char *list;
 	char *out;
 
-	if (old && strncmp(o, "LD_PRELOAD=", 11) == 0 && old[11] != '\0') {
-		if (asprintf(&out, "%s:%s", o, old + 11) < 0)
-			return NULL;
-		return out;
-	}
-	return strdup(o);
+	if (strncmp(o, ENVMERGE_PRELOAD, pre) != 0)
+		return strdup(o);
+	list = old ? old + pre : NULL;	/* old is named as o is */
+	n = preloadenv_first(NULL, 0, o + pre, list);
+	if ((out = malloc(pre + n + 1)) == NULL)
+		return NULL;
+	memcpy(out, ENVMERGE_PRELOAD, pre);
+	preloadenv_first(out + pre, n + 1, o + pre, list);
+	return out;
 }
 
 char **

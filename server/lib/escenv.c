@@ -11,7 +11,8 @@
  *    SHELL, TMPDIR...), taken once when the session starts: where
  *    programs are found, whose configuration they read, where temporary
  *    files go.  PATH keeps only its absolute directories (an empty or
- *    relative one would search the caller's cwd).  The caller's values of
+ *    relative one would search the caller's cwd; path.h's PATH_ABSOLUTE),
+ *    and none longer than an exec could search.  The caller's values of
  *    these names are never used, not even when it has the name and the
  *    session does not;
  *  - the caller's values of escenv_caller[] (locale, terminal, time zone,
@@ -26,9 +27,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "path.h"
 #include "server.h"
 
 static const char *const escenv_session[] = {
@@ -146,28 +149,24 @@ escenv_is_session_name(const char *name)
 	return escenv_index(escenv_session, name, strlen(name)) >= 0;
 }
 
-/* "PATH=" and the absolute directories of value (NULL: none, or ENOMEM). */
+/* "PATH=" and the absolute directories of value (NULL: none, or ENOMEM);
+ * one too long for PATH_MAX, which no exec could search, goes too. */
 static char *
 escenv_path(const char *value, bool *nomem)
 {
-	char *out = malloc(strlen(value) + 6), *q;
-	bool some = false;
+	char *out = malloc(strlen(value) + 6), *q, dir[PATH_MAX];
+	struct path_iter it;
 
 	if ((*nomem = out == NULL))
 		return NULL;
 	q = stpcpy(out, "PATH=");
-	for (const char *p = value; *p; p += *p == ':') {
-		size_t n = strcspn(p, ":");
-
-		if (*p == '/') {
-			q = some ? stpcpy(q, ":") : q;
-			q = stpncpy(q, p, n);
-			some = true;
-		}
-		p += n;
+	path_iter_init(&it, value, NULL, PATH_ABSOLUTE);
+	while (path_next(&it, dir, sizeof(dir))) {
+		if (q > out + 5)
+			*q++ = ':';
+		q = stpcpy(q, dir);
 	}
-	*q = '\0';
-	if (!some) {
+	if (q == out + 5) {
 		free(out);
 		return NULL;
 	}
@@ -281,4 +280,43 @@ escenv_check_pass(const struct loop *l, const char *const *names)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* A deep copy of env (its strings borrowed), for shellesc_env_free. */
+static char **
+escenv_copy(char *const *env)
+{
+	size_t n = 0;
+	char **out;
+
+	while (env[n])
+		n++;
+	if ((out = calloc(n + 1, sizeof(char *))) == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if ((out[i] = strdup(env[i])) == NULL) {
+			shellesc_env_free(out);
+			return NULL;
+		}
+	return out;
+}
+
+char **
+shellesc_env_build(const struct shellesc_config *cfg, char *const *caller)
+{
+	extern char **environ;
+	struct shellesc_config c = *cfg;
+	char **session, **built, **out = NULL;
+
+	if (c.scrub == NULL)
+		c.scrub = shellesc_default_scrub;
+	session = escenv_capture(c.session_env ? c.session_env : environ);
+	built = session ? escenv_build(&c, session, caller ? caller : environ) : NULL;
+	if (built != NULL)
+		out = escenv_copy(built);
+	free(built);		/* its strings are session's and caller's */
+	shellesc_env_free(session);
+	if (out == NULL)
+		errno = ENOMEM;
+	return out;
 }

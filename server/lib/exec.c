@@ -2,7 +2,9 @@
  * exec.c: shellesc_session_exec(), one command string run in a session.
  *
  * The shell runs in its own process group with /dev/null as stdin and
- * pipes for stdout and stderr; the session's client socket is the one fd
+ * pipes for stdout and stderr, or one pipe for both (one_pipe): two pipes
+ * read as they come may swap writes made close together, one keeps the
+ * order they were made in.  The session's client socket is the one fd
  * it inherits on purpose, and the parent's copy is closed right after the
  * spawn.  The timeout is real: on expiry the shell's process group and
  * every escalated command of the session are ended.  A cancel
@@ -19,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "server.h"
 
 /*
@@ -118,8 +121,24 @@ struct exec_run {
 	int64_t kill_at;	/* SIGKILL due; 0: none */
 	bool stopping;		/* timed out or cancelled: being ended */
 	bool exited;
+	bool one_pipe;		/* out is stdout and stderr both; no err */
 	int code, sig;
 };
+
+/* The shell's listener (its sandbox's kernel layer) to the session; or
+ * why there is none, said as run says it (cli-kernel.c). */
+static int
+exec_take_listener(void *arg, int listener, int err, pid_t pid)
+{
+	struct shellesc_session *s = arg;
+
+	if (listener >= 0)
+		return shellesc_session_kernel(s, listener, pid);
+	loop_log(&s->loop, SHELLESC_LOG_WARN, "the kernel layer is missing (%s): execs are "
+	    "caught by the preload and the wrapper only", err == EBUSY ? "this session runs "
+	    "inside another with the kernel layer" : strerror(err));
+	return 0;
+}
 
 static int
 exec_spawn(struct exec_run *x, const struct shellesc_exec_params *pa)
@@ -128,13 +147,20 @@ exec_spawn(struct exec_run *x, const struct shellesc_exec_params *pa)
 	char *argv[] = { (char *)shell, pa->login ? "-lc" : "-c", (char *)pa->command, NULL };
 	int client = shellesc_session_client_fd(x->s);
 	struct spawn_fd fds[] = {
-		{ x->devnull, 0 }, { x->out[1], 1 }, { x->err[1], 2 }, { client, client },
+		{ x->devnull, 0 }, { x->out[1], 1 }, { x->err[1] >= 0 ? x->err[1] : x->out[1], 2 },
+		{ client, client },
 	};
 	struct spawn_spec sp = { .path = shell, .argv = argv, .cwd = pa->workdir,
-	    .fds = fds, .nfds = client >= 0 ? 4 : 3, .new_pgrp = true };
+	    .fds = fds, .nfds = client >= 0 ? 4 : 3, .new_pgrp = true,
+	    .sandbox = pa->sandbox, .take_listener = exec_take_listener, .take_arg = x->s };
 	char **env = shellesc_env_merge(x->s, pa->env);
 	int r;
 
+	/* a Landlock sandbox's socket gate is the session's to serve */
+	if (pa->sandbox != NULL && (r = shellesc_session_sandbox(x->s, pa->sandbox)) != 0) {
+		shellesc_env_free(env);
+		return r;
+	}
 	if (env == NULL)
 		return -ENOMEM;
 	sp.env = env;
@@ -142,12 +168,14 @@ exec_spawn(struct exec_run *x, const struct shellesc_exec_params *pa)
 	shellesc_env_free(env);
 	shellesc_session_close_client(x->s);	/* after the spawn, as the reference does */
 	close(x->out[1]);
-	close(x->err[1]);
+	if (x->err[1] >= 0)
+		close(x->err[1]);
 	x->out[1] = x->err[1] = -1;
 	return r;
 }
 
-/* Read what a pipe has; on EOF close it. */
+/* Read what a pipe has into own (NULL: the one pipe, output only); on EOF
+ * close it. */
 static int
 exec_drain(struct exec_run *x, int *fd, struct exec_buf *own)
 {
@@ -161,7 +189,8 @@ exec_drain(struct exec_run *x, int *fd, struct exec_buf *own)
 		*fd = -1;
 		return 0;
 	}
-	if (exec_buf_add(own, buf, (size_t)n) != 0 || exec_buf_add(&x->both, buf, (size_t)n) != 0)
+	if ((own && exec_buf_add(own, buf, (size_t)n) != 0) ||
+	    exec_buf_add(&x->both, buf, (size_t)n) != 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -182,7 +211,7 @@ exec_stop(struct exec_run *x, int64_t now)
 static void
 exec_timeout(struct exec_run *x, struct shellesc_exec_result *res, bool cancel)
 {
-	int64_t now = loop_now_ms();
+	int64_t now = clock_now_ms();
 
 	if (!x->stopping && (cancel || (x->deadline && now >= x->deadline))) {
 		res->cancelled = cancel;
@@ -192,8 +221,10 @@ exec_timeout(struct exec_run *x, struct shellesc_exec_result *res, bool cancel)
 		x->kill_at = 0;
 		kill(-x->pid, SIGKILL);
 		if (x->exited) {	/* what still holds the pipes is beyond reach */
-			close(x->out[0]);
-			close(x->err[0]);
+			if (x->out[0] >= 0)
+				close(x->out[0]);
+			if (x->err[0] >= 0)
+				close(x->err[0]);
 			x->out[0] = x->err[0] = -1;
 		}
 	}
@@ -202,7 +233,7 @@ exec_timeout(struct exec_run *x, struct shellesc_exec_result *res, bool cancel)
 static int
 exec_wait_ms(const struct exec_run *x)
 {
-	int64_t t = x->deadline ? x->deadline : x->kill_at, now = loop_now_ms();
+	int64_t t = x->deadline ? x->deadline : x->kill_at, now = clock_now_ms();
 
 	return t == 0 ? -1 : t <= now ? 0 : (int)(t - now);
 }
@@ -223,7 +254,7 @@ exec_collect(struct exec_run *x, struct shellesc_exec_result *res)
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		if (n > 0 && p[0].revents)
-			r = exec_drain(x, &x->out[0], &x->bout);
+			r = exec_drain(x, &x->out[0], x->one_pipe ? NULL : &x->bout);
 		if (r == 0 && n > 0 && p[1].revents)
 			r = exec_drain(x, &x->err[0], &x->berr);
 		if (r != 0)
@@ -232,7 +263,7 @@ exec_collect(struct exec_run *x, struct shellesc_exec_result *res)
 			x->code = spawn_reap(x->pidfd, &x->sig, &core);
 			x->exited = true;
 			if (x->stopping && x->kill_at == 0)
-				x->kill_at = loop_now_ms() + x->s->cfg.kill_grace_ms;
+				x->kill_at = clock_now_ms() + x->s->cfg.kill_grace_ms;
 		}
 		exec_timeout(x, res, n > 0 && p[3].revents);
 	}
@@ -263,7 +294,7 @@ exec_result(struct exec_run *x, struct shellesc_exec_result *res, int64_t t0)
 	res->output_len = x->both.len;
 	res->exit_code = x->code;
 	res->signal = x->sig;
-	res->duration = (double)(loop_now_ms() - t0) / 1000.0;
+	res->duration = (double)(clock_now_ms() - t0) / 1000.0;
 }
 
 int
@@ -271,7 +302,7 @@ shellesc_session_exec(struct shellesc_session *s,
     const struct shellesc_exec_params *pa, struct shellesc_exec_result *res)
 {
 	struct exec_run x = { .s = s, .out = { -1, -1 }, .err = { -1, -1 }, .pidfd = -1 };
-	int64_t t0 = loop_now_ms();
+	int64_t t0 = clock_now_ms();
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -279,7 +310,8 @@ shellesc_session_exec(struct shellesc_session *s,
 		return -EINVAL;
 	if (atomic_load(&s->cancelled))
 		return -ECANCELED;
-	if (pipe2(x.out, O_CLOEXEC) != 0 || pipe2(x.err, O_CLOEXEC) != 0 ||
+	x.one_pipe = pa->one_pipe != 0;
+	if (pipe2(x.out, O_CLOEXEC) != 0 || (!x.one_pipe && pipe2(x.err, O_CLOEXEC) != 0) ||
 	    (x.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
 		r = -errno;
 		exec_close(&x);

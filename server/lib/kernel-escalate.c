@@ -19,9 +19,16 @@
  * ends.  What runs outside is the target the server opened and decided,
  * whatever the caller's memory says by then.
  *
+ * The wrapper needs nothing else: in proxy mode it reads only
+ * SHELLESC_PROXY_FD and the stream it names (wrapper.c), never the
+ * session's variables or socket, so this works as well where the tree has
+ * none of them (the kernel layer alone, SHELLESC_INTERCEPT_KERNEL).
+ *
  * x86-64's native ABI only (its registers, its 2-byte `syscall`).  Anywhere
  * else, and on any failure, the call fails with EACCES and the reason is
  * logged; the stream then ends with the caller, or at the request timeout.
+ * (Elsewhere a session of the kernel layer alone does not start: none of
+ * its escalations could run, session.c.)
  */
 #include "config.h"
 
@@ -37,21 +44,23 @@
 
 #if defined(__x86_64__) && !defined(__ILP32__)
 #include <sys/user.h>
-#define KESC_HAVE 1
+#define KERNEL_ESCALATE_HAVE 1
 #endif
 
+#include "execsys.h"
 #include "proto.h"
 #include "server.h"
 
-#ifdef KESC_HAVE
+#ifdef KERNEL_ESCALATE_HAVE
 
-#define KESC_REDZONE	128	/* the x86-64 ABI's, below the stack pointer */
-#define KESC_USER_CS	0x33	/* a 64-bit user code segment */
-#define KESC_EXECVE	59
-#define KESC_EXECVEAT	322
+#define KERNEL_ESCALATE_REDZONE	128	/* the x86-64 ABI's, below the stack pointer */
+#define KERNEL_ESCALATE_USER_CS	0x33	/* a 64-bit user code segment */
+/* the native ABI's exec calls (execsys.h) */
+#define KERNEL_ESCALATE_EXECVE	((unsigned long long)execsys_abis[0].execve)
+#define KERNEL_ESCALATE_EXECVEAT	((unsigned long long)execsys_abis[0].execveat)
 
 /* What is written into the caller: where it lands and what it points at. */
-struct kesc_blob {
+struct kernel_escalate_blob {
 	char *buf;
 	size_t len;
 	uint64_t at, path, argv, envp;
@@ -59,7 +68,8 @@ struct kesc_blob {
 
 /* The arrays, then the strings, 16-aligned below sp's red zone. */
 static int
-kesc_layout(const struct kverify_job *j, int fd, uint64_t sp, struct kesc_blob *b)
+kernel_escalate_layout(const struct kernel_verify_job *j, int fd, uint64_t sp,
+    struct kernel_escalate_blob *b)
 {
 	char env[48];
 	uint64_t p[5];
@@ -69,7 +79,7 @@ kesc_layout(const struct kverify_job *j, int fd, uint64_t sp, struct kesc_blob *
 	b->len = sizeof(p) + lw + lf + le;
 	if ((b->buf = malloc(b->len)) == NULL)
 		return -ENOMEM;
-	b->at = (sp - KESC_REDZONE - b->len) & ~(uint64_t)15;
+	b->at = (sp - KERNEL_ESCALATE_REDZONE - b->len) & ~(uint64_t)15;
 	b->argv = b->at;
 	b->envp = b->at + 3 * sizeof(uint64_t);
 	b->path = b->at + sizeof(p);
@@ -85,56 +95,69 @@ kesc_layout(const struct kverify_job *j, int fd, uint64_t sp, struct kesc_blob *
 	return 0;
 }
 
-/* Write the blob and check the instruction before rip; NULL or why not. */
-static const char *
-kesc_write(pid_t pid, const struct user_regs_struct *r, const struct kesc_blob *b)
+/* Write the blob and check the instruction before rip; 0, or -errno with
+ * why (n bytes). */
+static int
+kernel_escalate_write(pid_t pid, const struct user_regs_struct *r,
+    const struct kernel_escalate_blob *b, char *why, size_t n)
 {
 	unsigned char insn[2];
-	char path[64];
-	const char *why = NULL;
-	int mem;
+	int mem, e;
 
-	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)pid);
-	if ((mem = open(path, O_RDWR | O_CLOEXEC)) < 0)
-		return "cannot open its memory";
-	if (pread(mem, insn, 2, (off_t)(r->rip - 2)) != 2 || insn[0] != 0x0f || insn[1] != 0x05)
-		why = "its call was not made by a syscall instruction";
-	else if (pwrite(mem, b->buf, b->len, (off_t)b->at) != (ssize_t)b->len)
-		why = "cannot write below its stack pointer";
+	if ((mem = proc_open(pid, "mem", O_RDWR)) < 0)
+		return kernel_verify_reason(why, n, mem, "cannot open its memory");
+	if ((e = proc_pread(mem, insn, 2, r->rip - 2)) == 0 && (insn[0] != 0x0f || insn[1] != 0x05))
+		e = -EINVAL;
+	if (e != 0)
+		e = kernel_verify_reason(why, n, e,
+		    "its call was not made by a syscall instruction");
+	else if ((e = proc_pwrite(mem, b->buf, b->len, b->at)) != 0)
+		e = kernel_verify_reason(why, n, e, "cannot write below its stack pointer");
 	close(mem);
-	return why;
+	return e;
 }
 
-/* The stopped thread's failed exec becomes the wrapper's; NULL or why not. */
-static const char *
-kesc_rewrite(const struct kverify_job *j, pid_t pid, int fd)
+/* The registers of an exec of the wrapper as proxy, the blob b in place. */
+static void
+kernel_escalate_regs(struct user_regs_struct *r, const struct kernel_escalate_blob *b)
+{
+	r->rax = KERNEL_ESCALATE_EXECVE;
+	r->orig_rax = (unsigned long long)-1;	/* no restart of the failed call */
+	r->rip -= 2;
+	r->rdi = b->path;
+	r->rsi = b->argv;
+	r->rdx = b->envp;
+}
+
+/* The stopped thread's failed exec becomes the wrapper's; 0, or -errno
+ * with why (n bytes). */
+static int
+kernel_escalate_rewrite(const struct kernel_verify_job *j, pid_t pid, int fd, char *why,
+    size_t n)
 {
 	struct user_regs_struct r;
-	struct kesc_blob b;
-	const char *why;
+	struct kernel_escalate_blob b;
+	int e;
 
 	if (ptrace(PTRACE_GETREGS, pid, 0, &r) != 0)
-		return "cannot read its registers";
-	if (r.cs != KESC_USER_CS || (r.orig_rax != KESC_EXECVE && r.orig_rax != KESC_EXECVEAT))
-		return "it is not stopped after a 64-bit exec call";
-	if (kesc_layout(j, fd, r.rsp, &b) != 0)
-		return "out of memory";
-	why = kesc_write(pid, &r, &b);
+		return kernel_verify_reason(why, n, -errno, "cannot read its registers");
+	if (r.cs != KERNEL_ESCALATE_USER_CS ||
+	    (r.orig_rax != KERNEL_ESCALATE_EXECVE && r.orig_rax != KERNEL_ESCALATE_EXECVEAT))
+		return kernel_verify_reason(why, n, -EINVAL,
+		    "it is not stopped after a 64-bit exec call");
+	if ((e = kernel_escalate_layout(j, fd, r.rsp, &b)) != 0)
+		return kernel_verify_reason(why, n, e, "out of memory");
+	e = kernel_escalate_write(pid, &r, &b, why, n);
+	kernel_escalate_regs(&r, &b);
 	free(b.buf);
-	if (why)
-		return why;
-	r.rax = KESC_EXECVE;
-	r.orig_rax = (unsigned long long)-1;	/* no restart of the failed call */
-	r.rip -= 2;
-	r.rdi = b.path;
-	r.rsi = b.argv;
-	r.rdx = b.envp;
-	return ptrace(PTRACE_SETREGS, pid, 0, &r) == 0 ? NULL : "cannot set its registers";
+	if (e == 0 && ptrace(PTRACE_SETREGS, pid, 0, &r) != 0)
+		e = kernel_verify_reason(why, n, -errno, "cannot set its registers");
+	return e;
 }
 
 /* The stream's end into the caller; its number there, or -errno. */
 static int
-kesc_addfd(struct kverify *v, const struct kverify_job *j)
+kernel_escalate_addfd(struct kernel_verify *v, const struct kernel_verify_job *j)
 {
 	struct seccomp_notif_addfd a = { .id = j->id, .srcfd = (uint32_t)j->fd };
 	int fd = ioctl(atomic_load(&v->l->kernel.fd), SECCOMP_IOCTL_NOTIF_ADDFD, &a);
@@ -143,35 +166,35 @@ kesc_addfd(struct kverify *v, const struct kverify_job *j)
 }
 
 void
-kescalate_one(struct kverify *v, const struct kverify_job *j)
+kernel_escalate_one(struct kernel_verify *v, const struct kernel_verify_job *j)
 {
-	struct kverify_stop st;
-	const char *why = NULL;
-	int fd;
+	struct kernel_verify_trap st;
+	char why[128];
+	int fd, r = 0;
 
 	if (ptrace(PTRACE_SEIZE, j->tid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL) != 0) {
 		loop_log(v->l, SHELLESC_LOG_ERROR, "escalation of process %ld's exec refused: it "
 		    "cannot be traced: %s", (long)j->tid, strerror(errno));
-		kernel_answer(&v->l->kernel, j->id, EACCES);
+		kernel_answer(&v->l->kernel, j->id, -EACCES);
 		return;
 	}
-	if ((fd = kesc_addfd(v, j)) < 0)
-		why = "cannot pass it the stream";
+	if ((fd = kernel_escalate_addfd(v, j)) < 0)
+		r = kernel_verify_reason(why, sizeof(why), fd, "cannot pass it the stream");
 	/* the stop is asked for first: the thread must not run its code again */
 	ptrace(PTRACE_INTERRUPT, j->tid, 0, 0);
-	kernel_answer(&v->l->kernel, j->id, EACCES);
-	if (!kverify_next(j, &st))
+	kernel_answer(&v->l->kernel, j->id, -EACCES);
+	if (!kernel_verify_next(j, &st))
 		return;			/* gone */
-	if (why == NULL)
-		why = kesc_rewrite(j, st.pid, fd);
+	if (r == 0)
+		r = kernel_escalate_rewrite(j, st.pid, fd, why, sizeof(why));
 	ptrace(PTRACE_DETACH, st.pid, 0, st.sig);
-	if (why)
+	if (r != 0)
 		loop_log(v->l, SHELLESC_LOG_ERROR, "escalation of process %ld's exec failed: %s",
 		    (long)j->tid, why);
 }
 
 bool
-kescalate_possible(void)
+kernel_escalate_possible(void)
 {
 	return true;
 }
@@ -179,13 +202,13 @@ kescalate_possible(void)
 #else
 
 void
-kescalate_one(struct kverify *v, const struct kverify_job *j)
+kernel_escalate_one(struct kernel_verify *v, const struct kernel_verify_job *j)
 {
-	kernel_answer(&v->l->kernel, j->id, EACCES);
+	kernel_answer(&v->l->kernel, j->id, -EACCES);
 }
 
 bool
-kescalate_possible(void)
+kernel_escalate_possible(void)
 {
 	return false;		/* no register layout known */
 }

@@ -7,7 +7,7 @@
  * sibling can change it afterwards (docs/security.md, "The kernel
  * layer").  Everything is bounded: SHELLESC_FRAME_MAX bytes in all, the
  * pointers included, as a request on the wire is.  Memory is read a
- * whole page at a time (kmem_cache), so no read crosses into a page that
+ * whole page at a time (kernel_mem_cache), so no read crosses into a page that
  * is not mapped when the string ends before it.
  */
 #include "config.h"
@@ -16,15 +16,14 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "proto.h"
 #include "server.h"
 
-#define KMEM_PAGE	4096u
-#define KMEM_PAGES	8		/* pages kept while one exec is read */
+#define KERNEL_MEM_PAGE	4096u
+#define KERNEL_MEM_PAGES	8		/* pages kept while one exec is read */
 
-struct kmem_buf {
+struct kernel_mem_buf {
 	char *p;
 	size_t len, cap;
 };
@@ -36,16 +35,16 @@ struct kmem_buf {
  * is mapped or not as a whole, so reading all of it never fails where
  * reading only the bytes wanted would not.
  */
-struct kmem_cache {
+struct kernel_mem_cache {
 	int mem;
 	unsigned next;				/* the slot taken next */
-	uint64_t addr[KMEM_PAGES];		/* each slot's page; 1: none */
-	unsigned char page[KMEM_PAGES][KMEM_PAGE];
+	uint64_t addr[KERNEL_MEM_PAGES];		/* each slot's page; 1: none */
+	unsigned char page[KERNEL_MEM_PAGES][KERNEL_MEM_PAGE];
 };
 
 /* Room for n more bytes within *budget; 0 or -errno. */
 static int
-kmem_grow(struct kmem_buf *b, size_t n, size_t *budget)
+kernel_mem_grow(struct kernel_mem_buf *b, size_t n, size_t *budget)
 {
 	char *p;
 	size_t cap;
@@ -65,56 +64,38 @@ kmem_grow(struct kmem_buf *b, size_t n, size_t *budget)
 	return 0;
 }
 
-/* pread the whole of [addr, addr+n) or fail: -EFAULT for memory not mapped. */
-static int
-kmem_pread(int mem, void *buf, size_t n, uint64_t addr)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = pread(mem, (char *)buf + got, n - got, (off_t)(addr + got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 && errno != EIO ? -errno : -EFAULT;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
 /* An empty cache of mem's pages (malloc'd: 32 KiB), or NULL. */
-static struct kmem_cache *
-kmem_cache_new(int mem)
+static struct kernel_mem_cache *
+kernel_mem_cache_new(int mem)
 {
-	struct kmem_cache *c = malloc(sizeof(*c));
+	struct kernel_mem_cache *c = malloc(sizeof(*c));
 
 	if (c == NULL)
 		return NULL;
 	c->mem = mem;
 	c->next = 0;
-	for (unsigned i = 0; i < KMEM_PAGES; i++)
+	for (unsigned i = 0; i < KERNEL_MEM_PAGES; i++)
 		c->addr[i] = 1;
 	return c;
 }
 
 /* The bytes of the page holding addr, read once; NULL with *err set. */
 static const unsigned char *
-kmem_page(struct kmem_cache *c, uint64_t addr, int *err)
+kernel_mem_page(struct kernel_mem_cache *c, uint64_t addr, int *err)
 {
-	uint64_t base = addr - addr % KMEM_PAGE;
+	uint64_t base = addr - addr % KERNEL_MEM_PAGE;
 	unsigned i;
 
-	for (i = 0; i < KMEM_PAGES; i++)
+	for (i = 0; i < KERNEL_MEM_PAGES; i++)
 		if (c->addr[i] == base)
 			return c->page[i];
-	if (base > (uint64_t)INT64_MAX - KMEM_PAGE) {
+	if (base > (uint64_t)INT64_MAX - KERNEL_MEM_PAGE) {
 		*err = -EFAULT;		/* past what a pread offset can say */
 		return NULL;
 	}
-	i = c->next++ % KMEM_PAGES;
+	i = c->next++ % KERNEL_MEM_PAGES;
 	c->addr[i] = 1;
-	if ((*err = kmem_pread(c->mem, c->page[i], KMEM_PAGE, base)) != 0)
+	if ((*err = proc_pread(c->mem, c->page[i], KERNEL_MEM_PAGE, base)) != 0)
 		return NULL;
 	c->addr[i] = base;
 	return c->page[i];
@@ -122,17 +103,17 @@ kmem_page(struct kmem_cache *c, uint64_t addr, int *err)
 
 /* Copy n bytes at addr (they may span pages); 0 or -errno. */
 static int
-kmem_copy(struct kmem_cache *c, uint64_t addr, void *buf, size_t n)
+kernel_mem_copy(struct kernel_mem_cache *c, uint64_t addr, void *buf, size_t n)
 {
 	const unsigned char *pg;
 	size_t off, k;
 	int r;
 
 	for (; n > 0; addr += k, buf = (char *)buf + k, n -= k) {
-		if ((pg = kmem_page(c, addr, &r)) == NULL)
+		if ((pg = kernel_mem_page(c, addr, &r)) == NULL)
 			return r;
-		off = (size_t)(addr % KMEM_PAGE);
-		k = KMEM_PAGE - off < n ? KMEM_PAGE - off : n;
+		off = (size_t)(addr % KERNEL_MEM_PAGE);
+		k = KERNEL_MEM_PAGE - off < n ? KERNEL_MEM_PAGE - off : n;
 		memcpy(buf, pg + off, k);
 	}
 	return 0;
@@ -140,20 +121,21 @@ kmem_copy(struct kmem_cache *c, uint64_t addr, void *buf, size_t n)
 
 /* Append the NUL-terminated string at addr (its NUL included). */
 static int
-kmem_string(struct kmem_cache *c, uint64_t addr, struct kmem_buf *b, size_t *budget)
+kernel_mem_string(struct kernel_mem_cache *c, uint64_t addr, struct kernel_mem_buf *b,
+    size_t *budget)
 {
 	for (;;) {
-		size_t off = (size_t)(addr % KMEM_PAGE), n = KMEM_PAGE - off;
+		size_t off = (size_t)(addr % KERNEL_MEM_PAGE), n = KERNEL_MEM_PAGE - off;
 		const unsigned char *pg, *nul;
 		int r;
 
-		if ((pg = kmem_page(c, addr, &r)) == NULL)
+		if ((pg = kernel_mem_page(c, addr, &r)) == NULL)
 			return r;
 		if ((nul = memchr(pg + off, '\0', n)) != NULL)
 			n = (size_t)(nul - (pg + off)) + 1;
 		if (n > *budget)
 			return -E2BIG;
-		if ((r = kmem_grow(b, n, budget)) != 0)
+		if ((r = kernel_mem_grow(b, n, budget)) != 0)
 			return r;
 		memcpy(b->p + b->len, pg + off, n);
 		b->len += n;
@@ -164,7 +146,7 @@ kmem_string(struct kmem_cache *c, uint64_t addr, struct kmem_buf *b, size_t *bud
 }
 
 static uint64_t
-kmem_ptr(const unsigned char *p, size_t size)
+kernel_mem_ptr(const unsigned char *p, size_t size)
 {
 	uint64_t v = 0;
 
@@ -181,8 +163,8 @@ kmem_ptr(const unsigned char *p, size_t size)
 
 /* The strings of the NULL-terminated pointer array at addr (0: none). */
 static int
-kmem_vector(struct kmem_cache *c, size_t psize, uint64_t addr, struct kmem_buf *b,
-    size_t *count, size_t *budget)
+kernel_mem_vector(struct kernel_mem_cache *c, size_t psize, uint64_t addr,
+    struct kernel_mem_buf *b, size_t *count, size_t *budget)
 {
 	unsigned char ptr[8];
 	uint64_t s;
@@ -192,33 +174,33 @@ kmem_vector(struct kmem_cache *c, size_t psize, uint64_t addr, struct kmem_buf *
 	if (addr == 0)
 		return 0;
 	for (;; addr += psize) {
-		if ((r = kmem_copy(c, addr, ptr, psize)) != 0)
+		if ((r = kernel_mem_copy(c, addr, ptr, psize)) != 0)
 			return r;
-		if ((s = kmem_ptr(ptr, psize)) == 0)
+		if ((s = kernel_mem_ptr(ptr, psize)) == 0)
 			return 0;
 		if (*budget < psize)
 			return -E2BIG;
 		*budget -= psize;
-		if ((r = kmem_string(c, s, b, budget)) != 0)
+		if ((r = kernel_mem_string(c, s, b, budget)) != 0)
 			return r;
 		++*count;
 	}
 }
 
 int
-kmem_read(int mem, size_t psize, uint64_t path, uint64_t argv, uint64_t envp,
-    struct kmem_exec *out)
+kernel_mem_read(int mem, size_t psize, uint64_t path, uint64_t argv, uint64_t envp,
+    struct kernel_mem_exec *out)
 {
-	struct kmem_buf p = { 0 }, a = { 0 }, e = { 0 };
+	struct kernel_mem_buf p = { 0 }, a = { 0 }, e = { 0 };
 	size_t budget = SHELLESC_FRAME_MAX, pbudget = PATH_MAX;
-	struct kmem_cache *c = kmem_cache_new(mem);
+	struct kernel_mem_cache *c = kernel_mem_cache_new(mem);
 	int r = c ? 0 : -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	if (r == 0 && (r = kmem_string(c, path, &p, &pbudget)) == -E2BIG)
+	if (r == 0 && (r = kernel_mem_string(c, path, &p, &pbudget)) == -E2BIG)
 		r = -ENAMETOOLONG;
-	if (r == 0 && (r = kmem_vector(c, psize, argv, &a, &out->argc, &budget)) == 0)
-		r = kmem_vector(c, psize, envp, &e, &out->envc, &budget);
+	if (r == 0 && (r = kernel_mem_vector(c, psize, argv, &a, &out->argc, &budget)) == 0)
+		r = kernel_mem_vector(c, psize, envp, &e, &out->envc, &budget);
 	free(c);
 	out->path = p.p;
 	out->argv = a.p;
@@ -226,12 +208,12 @@ kmem_read(int mem, size_t psize, uint64_t path, uint64_t argv, uint64_t envp,
 	out->env = e.p;
 	out->env_len = e.len;
 	if (r != 0)
-		kmem_free(out);
+		kernel_mem_free(out);
 	return r;
 }
 
 void
-kmem_free(struct kmem_exec *e)
+kernel_mem_free(struct kernel_mem_exec *e)
 {
 	free(e->path);
 	free(e->argv);

@@ -6,21 +6,40 @@
  * memory, where another thread, a process sharing that memory or one
  * writing it could have changed them since the server read them.  So the
  * answer is the verifier's: it makes itself the calling thread's tracer
- * (PTRACE_SEIZE, PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL), continues the
- * call, and interrupts the thread (PTRACE_INTERRUPT).  The thread then
+ * (PTRACE_SEIZE, PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL), asks it to stop
+ * (PTRACE_INTERRUPT), and only then continues the call.  The thread then
  * stops once more, either at the exec event -- the new image loaded, not
  * one instruction of it run -- or, when the exec failed, on its way back
- * to its own code.  At the exec event the file loaded (/proc/PID/exe, by
- * device and inode) and the argv the kernel copied (/proc/PID/cmdline)
- * must be what was decided, or the process is killed there (SIGKILL).
+ * to its own code.  The stop must be asked for first: asked for after
+ * the answer, a failed exec (ENOENT, as a shell or execvp searching PATH
+ * meets in a row) could be back in its code and in its next exec before
+ * the stop came, still traced by this thread -- the next exec's verifier
+ * could not trace it (EACCES for an exec that should have run or failed
+ * with ENOENT), or the late stop ended the next exec's wait before the
+ * server had it, and that exec was made and asked again.  Asked for
+ * first, the stop waits for the answer, as the listener's waits are
+ * killable once the server has the exec (SECCOMP_FILTER_FLAG_WAIT_
+ * KILLABLE_RECV, Linux 5.19).  Where they are not, the stop ends the wait
+ * and the exec is made again: seen once (the answer finds no caller
+ * waiting, yet the thread stops alive), the verifier asks for the stop
+ * after the answer from then on (kernel_verify.late_stop), as before.
+ *
+ * At the exec event the file loaded (/proc/PID/exe, by device and inode)
+ * and the argv the kernel copied (/proc/PID/cmdline) must be what was
+ * decided, or the process is killed there (SIGKILL).
  * Either way it is let go (PTRACE_DETACH).
  *
- * Why a thread of its own: ptrace's requests belong to the tracer
+ * Why threads of their own: ptrace's requests belong to the tracer
  * *thread*, its stops are seen only by waitid(2), which epoll cannot
- * watch, and the library puts no SIGCHLD handler in its embedder.  The
- * thread forks nothing and waits with __WNOTHREAD, so what it waits for
- * is only ever its tracee.  It verifies one exec at a time; the loop
- * thread goes on serving clients meanwhile.
+ * watch, and the library puts no SIGCHLD handler in its embedder.  A
+ * verifier thread forks nothing and waits with __WNOTHREAD, so what it
+ * waits for is only ever its own tracee.  Each verifies one exec at a
+ * time, and an exec can stay in the kernel as long as its caller likes
+ * (its strings on a userfaultfd page never filled, its file on a FUSE
+ * mount it serves): so a job finds a thread of its own whenever none is
+ * idle, up to KERNEL_VERIFY_THREADS, and one stalled exec holds up only
+ * itself.  Threads once started wait for the next job (execs come in
+ * bursts); the loop thread goes on serving clients meanwhile.
  *
  * A tracee that is the embedder's own child (the session's program) is
  * never reaped here: its exit is looked at (WNOWAIT) and left to the
@@ -29,7 +48,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,14 +60,11 @@
 
 #include "server.h"
 
-#define KVERIFY_POLL_NS	100000	/* tid != tgid: how often both are looked at */
-/* What #! lines add in front of a script's argv: the kernel reads 256
- * bytes of each, interpreter and argument, through at most 5 levels. */
-#define KVERIFY_SCRIPT_ARGS	(5 * 256)
-#define KVERIFY_GRACE_S	1	/* at the end, for the exec being verified */
+#define KERNEL_VERIFY_POLL_NS	100000	/* tid != tgid: how often both are looked at */
+#define KERNEL_VERIFY_GRACE_S	1	/* at the end, for the exec being verified */
 
 void
-kverify_job_free(struct kverify_job *j)
+kernel_verify_job_free(struct kernel_verify_job *j)
 {
 	if (j == NULL)
 		return;
@@ -61,68 +76,69 @@ kverify_job_free(struct kverify_job *j)
 	free(j);
 }
 
-/* Up to max bytes of a /proc file into buf; the length, or -errno. */
-static ssize_t
-kverify_read(const char *path, char *buf, size_t max)
+int
+kernel_verify_reason(char *why, size_t n, int err, const char *msg)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0;
-	ssize_t n = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (len < max && ((n = read(fd, buf + len, max - len)) > 0 || (n < 0 && errno == EINTR)))
-		len += n > 0 ? (size_t)n : 0;
-	n = n < 0 ? -errno : (ssize_t)len;
-	close(fd);
-	return n;
+	snprintf(why, n, "%s", msg);
+	return err;
 }
 
-/* Is the new image of pid what j decided?  NULL, or why not. */
-static const char *
-kverify_check(const struct kverify_job *j, pid_t pid)
+/* Does pid run the file j decided?  0, or -errno with why (n bytes). */
+static int
+kernel_verify_image(const struct kernel_verify_job *j, pid_t pid, char *why, size_t n)
 {
-	char path[64], *buf;
 	struct stat st;
-	ssize_t n;
-	size_t max;
-	const char *why = NULL;
+	int r;
 
-	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
 	if (!j->known)
-		return "the server could not tell which file would run";
-	if (stat(path, &st) != 0)
-		return "cannot see the file it runs";
+		return kernel_verify_reason(why, n, -EACCES,
+		    "the server could not tell which file would run");
+	if ((r = proc_stat(pid, "exe", &st)) != 0)
+		return kernel_verify_reason(why, n, r, "cannot see the file it runs");
 	if (st.st_dev != j->dev || st.st_ino != j->ino)
-		return "the file it runs is not the one decided";
-	max = j->len + (j->whole ? 1 : KVERIFY_SCRIPT_ARGS);
-	if ((buf = malloc(max)) == NULL)
-		return "out of memory";
-	snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
-	n = kverify_read(path, buf, max);
-	if (n < 0)
-		why = "cannot read its arguments";
-	else if ((size_t)n == max)
-		why = "its arguments are longer than the ones decided";
-	else if (j->whole ? (size_t)n != j->len || memcmp(buf, j->want, j->len) != 0 :
-	    (size_t)n <= j->len || buf[n - 1 - j->len] != '\0' ||
-	    memcmp(buf + n - j->len, j->want, j->len) != 0)
-		why = "its arguments are not the ones decided";
+		return kernel_verify_reason(why, n, -EACCES,
+		    "the file it runs is not the one decided");
+	return 0;
+}
+
+/* Is the argv the kernel copied for pid, whole, the one j decided (a
+ * script's with its #! lines' words)?  0, or -errno with why (n bytes). */
+static int
+kernel_verify_argv(const struct kernel_verify_job *j, pid_t pid, char *why, size_t n)
+{
+	size_t max = j->len + 1;
+	char *buf = malloc(max);
+	ssize_t len;
+	int r = 0;
+
+	if (buf == NULL)
+		return kernel_verify_reason(why, n, -ENOMEM, "out of memory");
+	if ((len = proc_read(pid, "cmdline", buf, max)) < 0)
+		r = kernel_verify_reason(why, n, (int)len, "cannot read its arguments");
+	else if ((size_t)len == max)
+		r = kernel_verify_reason(why, n, -E2BIG,
+		    "its arguments are longer than the ones decided");
+	else if ((size_t)len != j->len || memcmp(buf, j->want, j->len) != 0)
+		r = kernel_verify_reason(why, n, -EACCES, "its arguments are not the ones decided");
 	free(buf);
-	return why;
+	return r;
 }
 
 /* At the exec event: let it go on (true), or kill it before it runs. */
 static bool
-kverify_exec(struct kverify *v, const struct kverify_job *j, pid_t pid)
+kernel_verify_at_exec(struct kernel_verify *v, const struct kernel_verify_job *j, pid_t pid)
 {
-	const char *why = kverify_check(j, pid);
+	char why[128];
+	int r;
 
-	if (why == NULL && ptrace(PTRACE_DETACH, pid, 0, 0) == 0)
-		return true;
+	if ((r = kernel_verify_image(j, pid, why, sizeof(why))) == 0 &&
+	    (r = kernel_verify_argv(j, pid, why, sizeof(why))) == 0) {
+		if (ptrace(PTRACE_DETACH, pid, 0, 0) == 0)
+			return true;
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+	}
 	kill(pid, SIGKILL);
-	loop_log(v->l, SHELLESC_LOG_ERROR, "process %ld killed at its exec: %s", (long)pid,
-	    why ? why : strerror(errno));
+	loop_log(v->l, SHELLESC_LOG_ERROR, "process %ld killed at its exec: %s", (long)pid, why);
 	return false;
 }
 
@@ -132,10 +148,10 @@ kverify_exec(struct kverify *v, const struct kverify_job *j, pid_t pid)
  * pid): looked at, not consumed (WNOWAIT).  0 or -errno.
  */
 static int
-kverify_wait(const struct kverify_job *j, siginfo_t *si)
+kernel_verify_wait(const struct kernel_verify_job *j, siginfo_t *si)
 {
 	const int f = WEXITED | WSTOPPED | WNOWAIT | __WALL | __WNOTHREAD;
-	struct timespec tick = { 0, KVERIFY_POLL_NS };
+	struct timespec tick = { 0, KERNEL_VERIFY_POLL_NS };
 	int a, b;
 
 	memset(si, 0, sizeof(*si));
@@ -157,11 +173,11 @@ kverify_wait(const struct kverify_job *j, siginfo_t *si)
 }
 
 bool
-kverify_next(const struct kverify_job *j, struct kverify_stop *st)
+kernel_verify_next(const struct kernel_verify_job *j, struct kernel_verify_trap *st)
 {
 	siginfo_t si;
 
-	while (kverify_wait(j, &si) == 0) {
+	while (kernel_verify_wait(j, &si) == 0) {
 		st->pid = si.si_pid;
 		if (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED) {
 			/* gone; the embedder's own child is its to reap */
@@ -182,104 +198,176 @@ kverify_next(const struct kverify_job *j, struct kverify_stop *st)
 	return false;
 }
 
-/* Follow j's thread to its next stop and act on it; until it is let go. */
+/* The stop asked for before the answer ended the caller's wait instead
+ * (withdrawn: the answer found none): the listener's waits are not
+ * killable.  The exec is made again; from now on the stop comes after. */
 static void
-kverify_follow(struct kverify *v, const struct kverify_job *j)
+kernel_verify_wait_not_killable(struct kernel_verify *v)
 {
-	struct kverify_stop st;
+	if (!atomic_exchange(&v->late_stop, true))
+		loop_log(v->l, SHELLESC_LOG_WARN, "the kernel layer's waits are not killable "
+		    "(Linux 5.19, SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV): a thread's exec "
+		    "right after one that failed may be refused or asked twice");
+}
 
-	while (kverify_next(j, &st)) {
-		if (st.event == PTRACE_EVENT_EXEC && !kverify_exec(v, j, st.pid))
+/* Follow j's thread to its next stop and act on it; until it is let go.
+ * withdrawn: the answer found no caller waiting. */
+static void
+kernel_verify_follow(struct kernel_verify *v, const struct kernel_verify_job *j,
+    bool withdrawn)
+{
+	struct kernel_verify_trap st;
+
+	while (kernel_verify_next(j, &st)) {
+		if (st.event == PTRACE_EVENT_EXEC && !kernel_verify_at_exec(v, j, st.pid))
 			continue;	/* killed: wait for its end */
-		if (st.event != PTRACE_EVENT_EXEC)	/* back in its code: the exec failed */
+		if (st.event != PTRACE_EVENT_EXEC) {	/* back in its code: the exec failed */
+			if (withdrawn)
+				kernel_verify_wait_not_killable(v);
 			ptrace(PTRACE_DETACH, st.pid, 0, st.sig);
+		}
 		return;
 	}
 }
 
-/* Trace the thread, continue its call, follow it to its exec. */
+/* Trace the thread, ask it to stop, continue its call, follow it to its
+ * exec (or, late_stop, ask for the stop after the answer). */
 static void
-kverify_one(struct kverify *v, const struct kverify_job *j)
+kernel_verify_one(struct kernel_verify *v, const struct kernel_verify_job *j)
 {
+	bool early = !atomic_load(&v->late_stop);
+	int r;
+
 	if (ptrace(PTRACE_SEIZE, j->tid, 0, PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL) != 0) {
 		loop_log(v->l, SHELLESC_LOG_ERROR, "exec of process %ld refused: it cannot be "
 		    "verified (it is traced by another, or may not be): %s", (long)j->tid,
 		    strerror(errno));
-		kernel_answer(&v->l->kernel, j->id, EACCES);
+		kernel_answer(&v->l->kernel, j->id, -EACCES);
 		return;
 	}
-	kernel_answer(&v->l->kernel, j->id, 0);
 	/* Either the exec event comes first, or this stop on the way back. */
-	if (ptrace(PTRACE_INTERRUPT, j->tid, 0, 0) != 0) {
+	if (early && ptrace(PTRACE_INTERRUPT, j->tid, 0, 0) != 0) {
+		ptrace(PTRACE_DETACH, j->tid, 0, 0);
+		kernel_answer(&v->l->kernel, j->id, -EACCES);
+		return;			/* gone */
+	}
+	r = kernel_answer(&v->l->kernel, j->id, 0);
+	if (!early && ptrace(PTRACE_INTERRUPT, j->tid, 0, 0) != 0) {
 		ptrace(PTRACE_DETACH, j->tid, 0, 0);
 		return;			/* gone */
 	}
-	kverify_follow(v, j);
+	kernel_verify_follow(v, j, early && r == -ENOENT);
 }
 
 static void *
-kverify_main(void *arg)
+kernel_verify_main(void *arg)
 {
-	struct kverify *v = arg;
-	struct kverify_job *j;
+	struct kernel_verify_thread *t = arg;
+	struct kernel_verify *v = t->v;
+	struct kernel_verify_job *j;
 
 	pthread_mutex_lock(&v->mu);
 	for (;;) {
-		while (v->head == NULL && !v->stop)
+		while (v->head == NULL && !v->stop) {
+			v->idle++;
 			pthread_cond_wait(&v->cv, &v->mu);
+			v->idle--;
+		}
 		if ((j = v->head) == NULL)
 			break;
 		if ((v->head = j->next) == NULL)
 			v->tail = &v->head;
-		v->busy = j->tgid;
+		v->queued--;
+		t->busy = j->tgid;
 		pthread_mutex_unlock(&v->mu);
 		if (j->escalate)
-			kescalate_one(v, j);
+			kernel_escalate_one(v, j);
 		else
-			kverify_one(v, j);
-		kverify_job_free(j);
+			kernel_verify_one(v, j);
+		kernel_verify_job_free(j);
 		pthread_mutex_lock(&v->mu);
-		v->busy = 0;
+		t->busy = 0;
 	}
 	pthread_mutex_unlock(&v->mu);
 	return NULL;
 }
 
-int
-kverify_start(struct kverify *v, struct loop *l)
+/* One more thread (v->mu held); 0 or -errno. */
+static int
+kernel_verify_spawn(struct kernel_verify *v)
 {
+	struct kernel_verify_thread *t = &v->th[v->nthreads];
+	struct sigaction sa;
 	sigset_t all, old;
 	int r;
 
+	t->v = v;
+	t->busy = 0;
+	/* The thread takes no signals: they belong to the embedder.  But for
+	 * SIGCHLD at its default (ignored), which every stop of a tracee sends
+	 * to its tracer, this thread: blocked here, the kernel would queue it
+	 * for the process and wake a thread of the embedder's that does not
+	 * block it (the CLI's main thread, once per exec: a context switch and
+	 * a restarted poll each time); not blocked, it drops it at once. */
+	sigfillset(&all);
+	if (sigaction(SIGCHLD, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
+		sigdelset(&all, SIGCHLD);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = pthread_create(&t->thread, NULL, kernel_verify_main, t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r == 0)
+		v->nthreads++;
+	return -r;
+}
+
+int
+kernel_verify_start(struct kernel_verify *v, struct loop *l)
+{
+	int r;
+
 	memset(v, 0, sizeof(*v));
+	atomic_init(&v->late_stop, false);
 	v->l = l;
 	v->tail = &v->head;
 	pthread_mutex_init(&v->mu, NULL);
 	pthread_cond_init(&v->cv, NULL);
-	/* The thread takes no signals: they belong to the embedder. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = -pthread_create(&v->thread, NULL, kverify_main, v);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_mutex_lock(&v->mu);
+	r = kernel_verify_spawn(v);
+	pthread_mutex_unlock(&v->mu);
+	if (r != 0) {
+		pthread_mutex_destroy(&v->mu);
+		pthread_cond_destroy(&v->cv);
+	}
 	v->started = r == 0;
 	return r;
 }
 
 void
-kverify_submit(struct kverify *v, struct kverify_job *j)
+kernel_verify_submit(struct kernel_verify *v, struct kernel_verify_job *j)
 {
 	j->next = NULL;
 	pthread_mutex_lock(&v->mu);
+	if (v->stop) {		/* unanswered: it fails with the listener */
+		pthread_mutex_unlock(&v->mu);
+		kernel_verify_job_free(j);
+		return;
+	}
 	*v->tail = j;
 	v->tail = &j->next;
+	/* every thread busy, maybe stalled: this one gets its own (if none
+	 * can be made, it waits for a thread to be done) */
+	if (++v->queued > v->idle && v->nthreads < KERNEL_VERIFY_THREADS &&
+	    kernel_verify_spawn(v) != 0)
+		loop_log(v->l, SHELLESC_LOG_WARN, "exec of process %ld waits for a verifier: "
+		    "no thread could be made", (long)j->tid);
 	pthread_cond_signal(&v->cv);
 	pthread_mutex_unlock(&v->mu);
 }
 
 void
-kverify_stop(struct kverify *v)
+kernel_verify_stop(struct kernel_verify *v)
 {
-	struct kverify_job *j, *next;
+	struct kernel_verify_job *j, *next;
 	struct timespec until;
 
 	if (!v->started)
@@ -288,20 +376,23 @@ kverify_stop(struct kverify *v)
 	v->stop = true;
 	for (j = v->head; j; j = next) {	/* unanswered: they fail with the listener */
 		next = j->next;
-		kverify_job_free(j);
+		kernel_verify_job_free(j);
 	}
 	v->head = NULL;
 	v->tail = &v->head;
-	pthread_cond_signal(&v->cv);
+	v->queued = 0;
+	pthread_cond_broadcast(&v->cv);
 	pthread_mutex_unlock(&v->mu);
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += KVERIFY_GRACE_S;
-	if (pthread_timedjoin_np(v->thread, NULL, &until) != 0) {
+	until.tv_sec += KERNEL_VERIFY_GRACE_S;
+	for (size_t i = 0; i < v->nthreads; i++) {
+		if (pthread_timedjoin_np(v->th[i].thread, NULL, &until) == 0)
+			continue;
 		pthread_mutex_lock(&v->mu);
-		if (v->busy > 0)
-			kill(v->busy, SIGKILL);	/* an exec that stalls cannot hold the end */
+		if (v->th[i].busy > 0)
+			kill(v->th[i].busy, SIGKILL);	/* an exec that stalls cannot hold the end */
 		pthread_mutex_unlock(&v->mu);
-		pthread_join(v->thread, NULL);
+		pthread_join(v->th[i].thread, NULL);
 	}
 	pthread_mutex_destroy(&v->mu);
 	pthread_cond_destroy(&v->cv);

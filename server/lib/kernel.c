@@ -16,13 +16,44 @@
  * escalate makes the caller exec the wrapper as the proxy of the command
  * the server runs (kernel-escalate.c), as the preload does.  What is
  * guaranteed and what is not is in docs/security.md ("The kernel layer").
+ *
+ * A notification's life (each arrow is the function that takes it):
+ *
+ *   RECEIVED (kernel_on_ready)
+ *     |-- the embedder's child's first exec ------------------> continued
+ *     |-- an ABI the layer cannot read -------------------------> EPERM
+ *     |-- the caller unreadable (kernel_read_caller) ----------> EACCES
+ *     v
+ *   READ --known: the wrapper, or a ticket (kernel_pass_known)--> VERIFIED
+ *     |
+ *     | unknown (kernel_request_unknown): a request, origin REQUEST_KERNEL
+ *     v
+ *   ASKED --no room for it (loop_room, kernel_hold) ------------> EACCES
+ *     |
+ *     | loop_ask: the policy's, as a stream's request is (conn.c)
+ *     v
+ *   HELD --the answer: inline, or through the hub (loop_decided)-->
+ *   DECIDED (kernel_on_decided)
+ *     |-- run -------------------------------------------------> VERIFIED
+ *     |-- deny, or the session ending -------------------------> EACCES
+ *     '-- escalate (kernel_redirect_to_wrapper): a stream adopts
+ *         the request (conn_adopt), then --------------------> VERIFIED
+ *
+ *   A connect(2) or addressed sendto(2) of the socket gate (a Landlock
+ *   sandbox's filter sends those too) leaves at RECEIVED for
+ *   kernel-socket.c, which makes the call itself and answers with its
+ *   result: it is never continued.
+ *
+ *   VERIFIED (kernel-verify.c): continued and checked at its exec event,
+ *   the process killed there if what loads is not what was decided; an
+ *   escalation is continued as the exec of the wrapper, the proxy of the
+ *   command the server runs (kernel-escalate.c).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,28 +65,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "execsys.h"
 #include "server.h"
 
 #define KERNEL_NOTIF_MAX	256	/* bytes for the kernel's struct seccomp_notif */
 #define KERNEL_STATUS_MAX	(1u << 20) /* /proc/TID/status, 65536 groups included */
-
-/* An ABI the session's code may call exec in, and how its calls look. */
-struct kernel_abi {
-	uint32_t arch;
-	int execve, execveat;
-	size_t psize;			/* its pointers */
-};
-
-static const struct kernel_abi kernel_abis[] = {
-#if defined(__x86_64__) && !defined(__ILP32__)
-	{ AUDIT_ARCH_X86_64, 59, 322, 8 },
-	{ AUDIT_ARCH_I386, 11, 358, 4 },
-#elif defined(__aarch64__)
-	{ AUDIT_ARCH_AARCH64, 221, 281, 8 },
-	{ AUDIT_ARCH_ARM, 11, 387, 4 },
-#endif
-};
-#define KERNEL_NABIS	(sizeof(kernel_abis) / sizeof(kernel_abis[0]))
 
 /* Who the stopped thread is, as /proc/TID/status says. */
 struct kernel_who {
@@ -73,7 +87,7 @@ kernel_init(struct kernel *k)
 	atomic_init(&k->fd, -1);
 }
 
-void
+int
 kernel_answer(struct kernel *k, uint64_t id, int err)
 {
 	struct seccomp_notif_resp r = { .id = id };
@@ -81,41 +95,18 @@ kernel_answer(struct kernel *k, uint64_t id, int err)
 	if (err == 0)
 		r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	else
-		r.error = -err;
-	/* ENOENT: the caller was killed meanwhile */
-	while (ioctl(atomic_load(&k->fd), SECCOMP_IOCTL_NOTIF_SEND, &r) != 0 && errno == EINTR)
-		;
-}
-
-/* The whole of a small /proc file, NUL-terminated; malloc'd or NULL. */
-static char *
-kernel_slurp(const char *path, size_t max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, cap = 4096;
-	char *b = NULL, *nb;
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	while (len + 1 < max && (nb = realloc(b, cap)) != NULL) {
-		b = nb;
-		if ((n = read(fd, b + len, cap - len - 1)) < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		if (len + 1 == cap)
-			cap *= 2;
-	}
-	close(fd);
-	if (b)
-		b[len] = '\0';
-	return b;
+		r.error = err;		/* the kernel's convention too: -errno */
+	/* ENOENT, the only other failure: the caller no longer waits (killed
+	 * meanwhile, or a wait that is not killable ended), and no answer is
+	 * owed */
+	while (ioctl(atomic_load(&k->fd), SECCOMP_IOCTL_NOTIF_SEND, &r) != 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
 }
 
 static int
-kernel_groups(const char *line, struct kernel_who *w)
+kernel_parse_groups(const char *line, struct kernel_who *w)
 {
 	char *end;
 	size_t n = 0;
@@ -137,43 +128,56 @@ kernel_groups(const char *line, struct kernel_who *w)
 }
 
 static int
-kernel_status(pid_t tid, struct kernel_who *w)
+kernel_read_status(pid_t tid, struct kernel_who *w)
 {
-	char path[64], *st, *p;
-	unsigned long ruid, euid, rgid, egid;
-	int r = -EIO, have = 0;
+	char *st;
+	const char *groups;
+	unsigned long tgid, ppid, euid, egid;
+	int r;
 
-	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
-	if ((st = kernel_slurp(path, KERNEL_STATUS_MAX)) == NULL)
-		return -errno;
-	for (p = st; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		long v;
-
-		if (sscanf(p, "Tgid: %ld", &v) == 1 && (have |= 1))
-			w->tgid = (pid_t)v;
-		else if (sscanf(p, "PPid: %ld", &v) == 1 && (have |= 2))
-			w->ppid = (pid_t)v;
-		else if (sscanf(p, "Uid: %lu %lu", &ruid, &euid) == 2 && (have |= 4))
-			w->uid = (uid_t)euid;
-		else if (sscanf(p, "Gid: %lu %lu", &rgid, &egid) == 2 && (have |= 8))
-			w->gid = (gid_t)egid;
-		else if (strncmp(p, "Groups:", 7) == 0 && kernel_groups(p + 7, w) == 0)
-			have |= 16;
+	if ((r = proc_read_all(tid, "status", KERNEL_STATUS_MAX, &st)) != 0)
+		return r;
+	if ((r = proc_status_num(st, "Tgid", 0, &tgid)) == 0 &&
+	    (r = proc_status_num(st, "PPid", 0, &ppid)) == 0 &&
+	    (r = proc_status_num(st, "Uid", 1, &euid)) == 0 &&
+	    (r = proc_status_num(st, "Gid", 1, &egid)) == 0)
+		r = (groups = proc_status_line(st, "Groups")) != NULL ?
+		    kernel_parse_groups(groups, w) : -EIO;
+	if (r == 0 && (tgid > INT32_MAX || ppid > INT32_MAX || euid > UINT32_MAX ||
+	    egid > UINT32_MAX))
+		r = -EIO;
+	if (r == 0) {
+		w->tgid = (pid_t)tgid;
+		w->ppid = (pid_t)ppid;
+		w->uid = (uid_t)euid;	/* effective: the second of four */
+		w->gid = (gid_t)egid;
 	}
-	if (have == 31)
-		r = 0;
 	free(st);
 	return r;
 }
 
-static const struct kernel_abi *
+/* The ABI of an exec the layer reads (execsys.h), or NULL. */
+static const struct execsys_abi *
 kernel_abi(const struct seccomp_data *d)
 {
-	for (size_t i = 0; i < KERNEL_NABIS; i++)
-		if (kernel_abis[i].arch == d->arch &&
-		    ((int)d->nr == kernel_abis[i].execve || (int)d->nr == kernel_abis[i].execveat))
-			return &kernel_abis[i];
+	for (size_t i = 0; i < EXECSYS_NABIS; i++)
+		if (execsys_abis[i].psize != 0 && execsys_abis[i].arch == d->arch &&
+		    ((int)d->nr == execsys_abis[i].execve || (int)d->nr == execsys_abis[i].execveat))
+			return &execsys_abis[i];
 	return NULL;
+}
+
+/*
+ * System-call argument i as the kernel uses it in the call's ABI.  A
+ * 32-bit ABI's call uses the low half of each register only, whether a
+ * 32-bit program made it or a 64-bit one through int $0x80, whose
+ * registers keep their upper halves, reported whole in seccomp_data: read
+ * whole, they would name other memory than the kernel then reads.
+ */
+static uint64_t
+kernel_arg(const struct execsys_abi *abi, const struct seccomp_data *d, int i)
+{
+	return abi->psize == 4 ? (uint32_t)d->args[i] : d->args[i];
 }
 
 /*
@@ -181,7 +185,7 @@ kernel_abi(const struct seccomp_data *d)
  * execveat's directory fd named through the caller's /proc/self/fd.
  */
 static char *
-kernel_file(const struct seccomp_data *d, bool at, const char *path)
+kernel_walk_path(const struct seccomp_data *d, bool at, const char *path)
 {
 	int dirfd = (int)d->args[0];
 	char *f;
@@ -204,20 +208,20 @@ kernel_split(char *s, size_t n, char **out)
 	out[n] = NULL;
 }
 
-/* The request's exec as a client would have sent it (km's strings kept). */
+/* The request's exec as a client would have sent it (km's strings kept);
+ * 0 or -errno, ex to be freed (msg_exec_free) either way. */
 static int
-kernel_exec(struct msg_exec *ex, const struct kmem_exec *km, const char *file, pid_t tid)
+kernel_msg_exec(struct msg_exec *ex, const struct kernel_mem_exec *km, const char *file,
+    pid_t tid)
 {
-	char link[64], cwd[PATH_MAX];
+	char cwd[PATH_MAX];
 	ssize_t n;
 	size_t flen = strlen(file) + 1, clen;
 
-	snprintf(link, sizeof(link), "/proc/%ld/cwd", (long)tid);
-	if ((n = readlink(link, cwd, sizeof(cwd) - 1)) < 0)
-		return -errno;
-	cwd[n] = '\0';
-	clen = (size_t)n + 1;
 	memset(ex, 0, sizeof(*ex));
+	if ((n = proc_readlink(tid, "cwd", cwd, sizeof(cwd))) < 0)
+		return (int)n;
+	clen = (size_t)n + 1;
 	ex->blob_ = malloc(flen + clen + km->argv_len + km->env_len);
 	ex->argv = calloc(km->argc + 1, sizeof(char *));
 	ex->env = calloc(km->envc + 1, sizeof(char *));
@@ -240,7 +244,7 @@ kernel_exec(struct msg_exec *ex, const struct kmem_exec *km, const char *file, p
 
 /* How the kernel names the file in a script's argv (fs/exec.c). */
 static char *
-kernel_filename(const struct seccomp_data *d, bool at, const char *path)
+kernel_script_name(const struct seccomp_data *d, bool at, const char *path)
 {
 	int dirfd = (int)d->args[0];
 	char *f;
@@ -255,27 +259,31 @@ kernel_filename(const struct seccomp_data *d, bool at, const char *path)
 /*
  * What the exec read as km must load and run with, if let through: the
  * ELF the server found (t), with argv as read; a script's interpreter
- * with, at the end of its argv, the file's name and argv[1..].
+ * with the words of its #! lines (t->shebangs), the file's name and
+ * argv[1..]: the whole argv the kernel makes, nothing more.
  */
-static struct kverify_job *
-kernel_job(const struct seccomp_notif *n, const struct kmem_exec *km,
+static struct kernel_verify_job *
+kernel_make_job(const struct seccomp_notif *n, const struct kernel_mem_exec *km,
     const struct kernel_who *w, const struct target *t)
 {
 	bool at = (int)n->data.nr == kernel_abi(&n->data)->execveat;
-	struct kverify_job *j = calloc(1, sizeof(*j));
+	struct kernel_verify_job *j = calloc(1, sizeof(*j));
 	size_t skip = t->elf ? 0 : strlen(km->argv) + 1;	/* argc >= 1 */
-	char *name = t->elf ? NULL : kernel_filename(&n->data, at, km->path);
-	size_t nlen = name ? strlen(name) + 1 : 0;
+	char *name = t->elf ? NULL : kernel_script_name(&n->data, at, km->path);
+	size_t nlen = name ? strlen(name) + 1 : 0, slen = t->elf ? 0 : t->shebangs_len;
 
 	if (j && (name || t->elf)) {
-		*j = (struct kverify_job){ .id = n->id, .tid = (pid_t)n->pid, .tgid = w->tgid, .fd = -1,
-		    .ppid = w->ppid, .known = t->pub.error == 0 && t->runs_known,
-		    .dev = t->runs_dev, .ino = t->runs_ino, .whole = t->elf,
-		    .len = nlen + km->argv_len - skip };
+		*j = (struct kernel_verify_job){ .id = n->id, .tid = (pid_t)n->pid,
+		    .tgid = w->tgid, .fd = -1, .ppid = w->ppid,
+		    .known = t->pub.error == 0 && t->runs_known,
+		    .dev = t->runs_dev, .ino = t->runs_ino,
+		    .len = slen + nlen + km->argv_len - skip };
 		if ((j->want = malloc(j->len ? j->len : 1)) != NULL) {
+			if (slen)
+				memcpy(j->want, t->shebangs, slen);
 			if (name)
-				memcpy(j->want, name, nlen);
-			memcpy(j->want + nlen, km->argv + skip, km->argv_len - skip);
+				memcpy(j->want + slen, name, nlen);
+			memcpy(j->want + slen + nlen, km->argv + skip, km->argv_len - skip);
 			free(name);
 			return j;
 		}
@@ -289,10 +297,10 @@ kernel_job(const struct seccomp_notif *n, const struct kmem_exec *km,
  * what the decided target runs. */
 static bool
 kernel_ticket_take(struct kernel *k, const struct stat *st, const struct kernel_who *w,
-    const struct kmem_exec *km, struct target *t)
+    const struct kernel_mem_exec *km, struct target *t)
 {
 	for (size_t i = 0; i < KERNEL_TICKETS; i++) {
-		struct kticket *kt = &k->t[i];
+		struct kernel_ticket *kt = &k->t[i];
 
 		if (kt->pid == 0 || kt->dev != st->st_dev || kt->ino != st->st_ino ||
 		    (kt->pid != w->tgid && kt->pid != w->ppid) || kt->len != km->argv_len ||
@@ -302,6 +310,8 @@ kernel_ticket_take(struct kernel *k, const struct stat *st, const struct kernel_
 		t->runs_known = kt->runs_known;
 		t->runs_dev = kt->runs_dev;
 		t->runs_ino = kt->runs_ino;
+		t->shebangs = kt->shebangs;	/* t's now */
+		t->shebangs_len = kt->shebangs_len;
 		free(kt->argv);
 		memset(kt, 0, sizeof(*kt));
 		return true;
@@ -310,13 +320,13 @@ kernel_ticket_take(struct kernel *k, const struct stat *st, const struct kernel_
 }
 
 void
-kernel_ticket(struct loop *l, const struct shellesc_request *req)
+kernel_ticket_issue(struct loop *l, const struct shellesc_request *req)
 {
 	struct kernel *k = &l->kernel;
-	struct kticket *kt = &k->t[k->next++ % KERNEL_TICKETS];
+	struct kernel_ticket *kt = &k->t[k->next++ % KERNEL_TICKETS];
 	const struct target *t = &req->target;
 	size_t len = 0;
-	char *p;
+	char *p, *sb = NULL;
 
 	if (atomic_load(&k->fd) < 0 || t->pub.error != 0)
 		return;
@@ -324,10 +334,18 @@ kernel_ticket(struct loop *l, const struct shellesc_request *req)
 		len += strlen(req->ex.argv[i]) + 1;
 	if (len > KERNEL_TICKET_ARGV || (p = malloc(len ? len : 1)) == NULL)
 		return;
+	if (t->shebangs_len > 0 && (sb = malloc(t->shebangs_len)) == NULL) {
+		free(p);
+		return;
+	}
+	if (sb != NULL)
+		memcpy(sb, t->shebangs, t->shebangs_len);
 	free(kt->argv);
-	*kt = (struct kticket){ .pid = req->pid, .dev = t->pub.dev, .ino = t->pub.ino,
+	free(kt->shebangs);
+	*kt = (struct kernel_ticket){ .pid = req->pid, .dev = t->pub.dev, .ino = t->pub.ino,
 	    .argv = p, .len = len, .elf = t->elf, .runs_known = t->runs_known,
-	    .runs_dev = t->runs_dev, .runs_ino = t->runs_ino };
+	    .runs_dev = t->runs_dev, .runs_ino = t->runs_ino, .shebangs = sb,
+	    .shebangs_len = sb ? t->shebangs_len : 0 };
 	for (size_t i = 0; i < req->ex.argc; i++)
 		p = stpcpy(p, req->ex.argv[i]) + 1;
 }
@@ -335,8 +353,8 @@ kernel_ticket(struct loop *l, const struct shellesc_request *req)
 /* Let the exec of the file st through without a question?  Then t says
  * what it runs. */
 static bool
-kernel_known(struct kernel *k, const struct stat *st, const struct kernel_who *w,
-    const struct kmem_exec *km, struct target *t)
+kernel_is_known(struct kernel *k, const struct stat *st, const struct kernel_who *w,
+    const struct kernel_mem_exec *km, struct target *t)
 {
 	if (k->wrapper && st->st_dev == k->wdev && st->st_ino == k->wino) {
 		t->elf = t->runs_known = true;	/* it asks for itself */
@@ -347,49 +365,30 @@ kernel_known(struct kernel *k, const struct stat *st, const struct kernel_who *w
 	return kernel_ticket_take(k, st, w, km, t);
 }
 
-/* Ask the policy, as conn_take_exec does for a client's request. */
-static void
-kernel_ask(struct loop *l, struct shellesc_request *req)
-{
-	req->hub = l->hub;
-	req->id = ++l->next_id;
-	pthread_mutex_lock(&l->hub->mu);
-	l->hub->refs++;			/* the policy's reference */
-	pthread_mutex_unlock(&l->hub->mu);
-	loop_log(l, SHELLESC_LOG_DEBUG, "request %llu (kernel): %s", (unsigned long long)req->id,
-	    req->program);
-	hub_inline_begin(req);
-	l->cfg->policy(l->cfg->policy_arg, req);
-	hub_inline_end();
-	if (req->decided_inline)
-		kernel_on_decided(l, req);
-}
-
 /* The stopped exec's memory (km), its caller (w) and the caller as a
  * peer to look files up as (p: w's groups are its now).  0 or -errno. */
 static int
-kernel_read(struct kernel *k, const struct seccomp_notif *n, struct kernel_who *w,
-    struct kmem_exec *km, struct peer *p)
+kernel_read_caller(struct kernel *k, const struct seccomp_notif *n, struct kernel_who *w,
+    struct kernel_mem_exec *km, struct peer *p)
 {
-	const struct kernel_abi *abi = kernel_abi(&n->data);
-	bool at = (int)n->data.nr == abi->execveat;
-	const uint64_t *a = (const uint64_t *)n->data.args + (at ? 1 : 0);
-	char path[64];
+	const struct execsys_abi *abi = kernel_abi(&n->data);
+	int a = (int)n->data.nr == abi->execveat ? 1 : 0;	/* execveat: a dirfd first */
 	int mem, r;
 
-	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)n->pid);
-	if ((mem = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
+	if ((mem = proc_open((pid_t)n->pid, "mem", O_RDONLY)) < 0)
+		return mem;
 	if (ioctl(atomic_load(&k->fd), SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
 		r = -ESRCH;		/* gone: that pid may be another's now */
-	else if ((r = kernel_status((pid_t)n->pid, w)) == 0)
-		r = kmem_read(mem, abi->psize, a[0], a[1], a[2], km);
+	else if ((r = kernel_read_status((pid_t)n->pid, w)) == 0)
+		r = kernel_mem_read(mem, abi->psize, kernel_arg(abi, &n->data, a),
+		    kernel_arg(abi, &n->data, a + 1), kernel_arg(abi, &n->data, a + 2), km);
 	close(mem);
 	if (r == 0 && km->argc == 0)
 		r = -EINVAL;
-	if (r == 0)
+	if (r == 0) {
 		r = peer_open_pid(p, w->tgid, w->uid, w->gid, w->groups, w->ngroups);
-	else
+		p->ppid = w->ppid;
+	} else
 		free(w->groups);
 	w->groups = NULL;
 	return r;
@@ -402,21 +401,26 @@ kernel_read(struct kernel *k, const struct seccomp_notif *n, struct kernel_who *
  * argv.  Its check goes to the verifier, which answers.  false: ask.
  */
 static bool
-kernel_fast(struct kernel *k, const struct seccomp_notif *n, const struct kmem_exec *km,
-    const struct kernel_who *w, struct peer *p, const char *file)
+kernel_pass_known(struct kernel *k, const struct seccomp_notif *n,
+    const struct kernel_mem_exec *km, const struct kernel_who *w, struct peer *p, const char *file)
 {
 	struct target t = { 0 };
-	struct kverify_job *j;
+	struct kernel_verify_job *j;
 	struct stat st;
 	int fd, r;
 
 	if (walk_open(p, file, &fd) != 0)
 		return false;
 	r = fstat(fd, &st);
+	j = r == 0 && kernel_is_known(k, &st, w, km, &t) ? kernel_make_job(n, km, w, &t) : NULL;
+	free(t.shebangs);
+	if (j == NULL) {	/* a ticket lost costs a question, never a pass */
+		p->kept = fd;	/* for the question's look, which would open it again */
+		p->kept_name = file;
+		return false;
+	}
 	close(fd);
-	if (r != 0 || !kernel_known(k, &st, w, km, &t) || (j = kernel_job(n, km, w, &t)) == NULL)
-		return false;	/* a ticket lost costs a question, never a pass */
-	kverify_submit(&k->v, j);
+	kernel_verify_submit(&k->v, j);
 	return true;
 }
 
@@ -427,49 +431,50 @@ kernel_fast(struct kernel *k, const struct seccomp_notif *n, const struct kmem_e
  */
 static void
 kernel_hold(struct loop *l, const struct seccomp_notif *n, struct shellesc_request *req,
-    struct kverify_job *j, size_t bytes)
+    struct kernel_verify_job *j, size_t bytes)
 {
 	char why[256];
 
-	req->kernel = true;
+	req->origin = REQUEST_KERNEL;
 	req->notif_id = n->id;
 	req->vjob = j;
 	req->inflight = loop_room(l, req->uid, req->pid, false, bytes, why, sizeof(why));
 	if (req->inflight == NULL) {
-		kernel_answer(&l->kernel, n->id, EACCES);	/* loop_room logged why */
+		kernel_answer(&l->kernel, n->id, -EACCES);	/* loop_room logged why */
 		request_free(req);
 		return;
 	}
 	loop_hold(l, req->inflight);
 	req->held = bytes;
 	l->rx_pending += bytes;
-	kernel_ask(l, req);	/* req is the policy's now */
+	if (loop_ask(l, req))	/* req is the policy's now */
+		loop_decided(l, req);	/* ASKED -> DECIDED at once */
 }
 
 /* What the request read from km holds, about (for loop.rx_pending). */
 static size_t
-kernel_bytes(const struct kmem_exec *km)
+kernel_bytes(const struct kernel_mem_exec *km)
 {
 	return (km->path ? strlen(km->path) : 0) + km->argv_len + km->env_len;
 }
 
 /* Anything else: a request for the policy, as a client's would be. */
 static int
-kernel_slow(struct loop *l, const struct seccomp_notif *n, const struct kmem_exec *km,
-    const struct kernel_who *w, struct peer *p, const char *file)
+kernel_request_unknown(struct loop *l, const struct seccomp_notif *n,
+    const struct kernel_mem_exec *km, const struct kernel_who *w, struct peer *p, const char *file)
 {
 	struct shellesc_request *req;
-	struct kverify_job *j;
+	struct kernel_verify_job *j;
 	struct msg_exec ex;
 	int r;
 
-	if ((r = kernel_exec(&ex, km, file, (pid_t)n->pid)) != 0) {
+	if ((r = kernel_msg_exec(&ex, km, file, (pid_t)n->pid)) != 0) {
 		msg_exec_free(&ex);
 		return r;
 	}
 	if ((r = request_from(&ex, p, (const char *const *)l->s->roots, &req)) != 0)
 		return r;
-	if ((j = kernel_job(n, km, w, &req->target)) == NULL) {
+	if ((j = kernel_make_job(n, km, w, &req->target)) == NULL) {
 		request_free(req);
 		return -ENOMEM;
 	}
@@ -483,34 +488,38 @@ kernel_take(struct loop *l, const struct seccomp_notif *n)
 {
 	struct kernel *k = &l->kernel;
 	struct kernel_who w = { 0 };
-	struct kmem_exec km = { 0 };
-	struct peer p = { .root = -1, .cwd = -1, .pidfd = -1 };
+	struct kernel_mem_exec km = { 0 };
+	struct peer p = { .root = -1, .cwd = -1, .pidfd = -1, .kept = -1 };
 	char *file = NULL;
 	int r;
 
+	if (kernel_sock_ours(k, &n->data)) {	/* never continued: see kernel-socket.c */
+		kernel_sock_take(l, n);
+		return;
+	}
 	if (k->first != 0 && (pid_t)n->pid == k->first) {
 		k->first = 0;		/* the embedder's child execs what it chose */
 		kernel_answer(k, n->id, 0);
 		return;
 	}
 	if (kernel_abi(&n->data) == NULL) {
-		kernel_answer(k, n->id, EPERM);
+		kernel_answer(k, n->id, -EPERM);
 		return;
 	}
-	if ((r = kernel_read(k, n, &w, &km, &p)) == 0 &&
-	    (file = kernel_file(&n->data, (int)n->data.nr == kernel_abi(&n->data)->execveat,
+	if ((r = kernel_read_caller(k, n, &w, &km, &p)) == 0 &&
+	    (file = kernel_walk_path(&n->data, (int)n->data.nr == kernel_abi(&n->data)->execveat,
 	    km.path)) == NULL)
 		r = -ENOMEM;
-	if (r == 0 && !kernel_fast(k, n, &km, &w, &p, file))
-		r = kernel_slow(l, n, &km, &w, &p, file);
+	if (r == 0 && !kernel_pass_known(k, n, &km, &w, &p, file))
+		r = kernel_request_unknown(l, n, &km, &w, &p, file);
 	if (r != 0) {
 		loop_log(l, SHELLESC_LOG_WARN, "exec of process %ld refused: cannot read it: %s",
 		    (long)n->pid, strerror(-r));
-		kernel_answer(k, n->id, EACCES);
+		kernel_answer(k, n->id, -EACCES);
 	}
+	peer_close(&p);		/* before file: p.kept_name is file */
 	free(file);
-	kmem_free(&km);
-	peer_close(&p);
+	kernel_mem_free(&km);
 }
 
 /*
@@ -520,21 +529,23 @@ kernel_take(struct loop *l, const struct seccomp_notif *n)
  * with the reason logged.
  */
 static int
-kernel_escalate(struct loop *l, struct shellesc_request *req)
+kernel_redirect_to_wrapper(struct loop *l, struct shellesc_request *req)
 {
 	struct kernel *k = &l->kernel;
-	struct kverify_job *j = req->vjob;
+	struct kernel_verify_job *j = req->vjob;
 	int sv[2];
 
-	if (!kescalate_possible() || !k->wrapper) {
+	if (!kernel_escalate_possible() || !k->wrapper) {
 		loop_log(l, SHELLESC_LOG_ERROR, "request %llu: %s: escalation refused: no way here "
 		    "to make a raw exec land in the wrapper", (unsigned long long)req->id, req->program);
 		return -ENOTSUP;
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+		int e = errno;
+
 		loop_log(l, SHELLESC_LOG_ERROR, "request %llu: %s: escalation failed: socketpair: %s",
-		    (unsigned long long)req->id, req->program, strerror(errno));
-		return -ENFILE;
+		    (unsigned long long)req->id, req->program, strerror(e));
+		return -e;
 	}
 	j->escalate = true;
 	j->fd = sv[1];		/* j is req's until submitted: freed with it */
@@ -548,10 +559,10 @@ kernel_escalate(struct loop *l, struct shellesc_request *req)
 	}
 	req->vjob = NULL;
 	if (conn_adopt(l, sv[0], req) != 0) {	/* req is gone either way */
-		kernel_answer(k, j->id, EACCES);
-		kverify_job_free(j);
+		kernel_answer(k, j->id, -EACCES);
+		kernel_verify_job_free(j);
 	} else
-		kverify_submit(&k->v, j);	/* it answers */
+		kernel_verify_submit(&k->v, j);	/* it answers */
 	return 0;
 }
 
@@ -567,12 +578,13 @@ kernel_on_decided(struct loop *l, struct shellesc_request *req)
 	if (atomic_load(&l->kernel.fd) < 0)
 		;			/* the session ends: the call fails without us */
 	else if (action == SHELLESC_RUN && req->vjob) {
-		kverify_submit(&l->kernel.v, req->vjob);	/* it answers */
+		kernel_verify_submit(&l->kernel.v, req->vjob);	/* it answers */
 		req->vjob = NULL;
-	} else if (action == SHELLESC_ESCALATE && req->vjob && kernel_escalate(l, req) == 0)
+	} else if (action == SHELLESC_ESCALATE && req->vjob &&
+	    kernel_redirect_to_wrapper(l, req) == 0)
 		return;
 	else
-		kernel_answer(&l->kernel, req->notif_id, EACCES);
+		kernel_answer(&l->kernel, req->notif_id, -EACCES);
 	loop_release(l, req->inflight);
 	request_free(req);
 }
@@ -606,11 +618,14 @@ kernel_stop(struct loop *l)
 	struct kernel *k = &l->kernel;
 	int fd;
 
-	kverify_stop(&k->v);		/* it answers with the listener */
+	kernel_verify_stop(&k->v);		/* it answers with the listener */
+	kernel_sock_stop(k);			/* its threads hold a copy of it */
 	if ((fd = atomic_exchange(&k->fd, -1)) >= 0)
 		close(fd);	/* execs still stopped fail (ENOSYS), later ones too */
-	for (size_t i = 0; i < KERNEL_TICKETS; i++)
+	for (size_t i = 0; i < KERNEL_TICKETS; i++) {
 		free(k->t[i].argv);
+		free(k->t[i].shebangs);
+	}
 	memset(k->t, 0, sizeof(k->t));
 }
 
@@ -622,7 +637,7 @@ shellesc_session_kernel(struct shellesc_session *s, int listener, pid_t first)
 	struct stat st;
 	int r;
 
-	if (KERNEL_NABIS == 0)
+	if (execsys_abis[0].psize == 0)	/* the layer reads no exec here (execsys.h) */
 		r = -ENOSYS;
 	else if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) != 0)
 		r = -errno;
@@ -630,16 +645,17 @@ shellesc_session_kernel(struct shellesc_session *s, int listener, pid_t first)
 		r = sz.seccomp_notif > KERNEL_NOTIF_MAX ? -ENOSYS : -EBUSY;
 	else {
 		k->first = first;
+		k->gate.top = first;
 		if ((k->wrapper = stat(s->cfg.wrapper_path, &st) == 0)) {
 			k->wdev = st.st_dev;
 			k->wino = st.st_ino;
 		}
 		k->w = (struct watch){ WATCH_KERNEL, &s->loop };
 		atomic_store(&k->fd, listener);
-		if ((r = kverify_start(&k->v, &s->loop)) == 0 &&
+		if ((r = kernel_verify_start(&k->v, &s->loop)) == 0 &&
 		    (r = loop_watch(&s->loop, listener, &k->w, EPOLL_CTL_ADD)) == 0)
 			return 0;
-		kverify_stop(&k->v);
+		kernel_verify_stop(&k->v);
 		atomic_store(&k->fd, -1);
 	}
 	close(listener);

@@ -10,15 +10,16 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "err.h"
 #include "fdpass.h"
 #include "handshake.h"
@@ -26,15 +27,6 @@
 
 #define LOOP_EVENTS 64
 #define LOOP_ACCEPT_BATCH 64	/* handshakes per wake-up, so streams get served too */
-
-int64_t
-loop_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void
 loop_log(const struct loop *l, enum shellesc_log_level lv, const char *fmt, ...)
@@ -225,6 +217,37 @@ loop_accept(struct loop *l)
 	}
 }
 
+bool
+loop_ask(struct loop *l, struct shellesc_request *req)
+{
+	static const char *const tag[] = { [REQUEST_STREAM] = "", [REQUEST_KERNEL] = " (kernel)" };
+
+	req->hub = l->hub;
+	req->id = ++l->next_id;
+	pthread_mutex_lock(&l->hub->mu);
+	l->hub->refs++;			/* the policy's reference */
+	pthread_mutex_unlock(&l->hub->mu);
+	loop_log(l, SHELLESC_LOG_DEBUG, "request %llu%s: %s", (unsigned long long)req->id,
+	    tag[req->origin], req->program);
+	hub_inline_begin(req);
+	l->cfg->policy(l->cfg->policy_arg, req);
+	hub_inline_end();
+	return req->decided_inline;
+}
+
+void
+loop_decided(struct loop *l, struct shellesc_request *req)
+{
+	switch (req->origin) {
+	case REQUEST_STREAM:
+		conn_on_decided(req->conn);
+		break;
+	case REQUEST_KERNEL:
+		kernel_on_decided(l, req);
+		break;
+	}
+}
+
 /* Decisions from the hub; returns false when the loop must stop. */
 static bool
 loop_on_hub(struct loop *l)
@@ -234,10 +257,7 @@ loop_on_hub(struct loop *l)
 
 	for (; q; q = next) {
 		next = q->next;
-		if (q->kernel)
-			kernel_on_decided(l, q);
-		else
-			conn_on_decided(q->conn);
+		loop_decided(l, q);
 	}
 	if (kill_all)
 		for (struct conn *c = l->conns; c; c = c->next)
@@ -250,7 +270,7 @@ loop_on_hub(struct loop *l)
 static int
 loop_deadlines(struct loop *l)
 {
-	int64_t now = loop_now_ms(), next = -1;
+	int64_t now = clock_now_ms(), next = -1;
 	struct conn *c, *n;
 
 	for (c = l->conns; c; c = n) {
@@ -299,18 +319,20 @@ loop_dispatch(struct loop *l, struct watch *w)
 static void
 loop_end_children(struct loop *l)
 {
-	int64_t until = loop_now_ms() + l->cfg->kill_grace_ms;
+	int64_t until = clock_now_ms() + l->cfg->kill_grace_ms;
 
 	for (struct conn *c = l->conns; c; c = c->next)
 		if (c->pidfd >= 0) {
 			kill(-c->pid, SIGTERM);
-			kill(-c->pid, SIGCONT);
+			spawn_signal(c->pid, c->pidfd, SIGCONT);
 		}
 	for (struct conn *c = l->conns; c; c = c->next) {
-		int64_t left = until - loop_now_ms();
+		int64_t left = until - clock_now_ms();
 
-		if (c->pidfd >= 0)
+		if (c->pidfd >= 0) {
 			spawn_end(c->pid, c->pidfd, left > 0 ? (int)left : 0);
+			tree_end(&c->tree);
+		}
 	}
 }
 
@@ -349,10 +371,14 @@ loop_main(void *arg)
 int
 loop_start(struct loop *l)
 {
+	char how[PATH_MAX + 128];
 	sigset_t all, old;
 	int r;
 
 	kernel_init(&l->kernel);
+	/* at WARN, the level an operator's -v shows: how escalated trees end */
+	loop_log(l, SHELLESC_LOG_WARN, "escalated commands: %s",
+	    tree_mechanism(how, sizeof(how)));
 	l->wsock = (struct watch){ WATCH_SOCK, l };
 	l->whub = (struct watch){ WATCH_HUB, l };
 	if ((l->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)

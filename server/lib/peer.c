@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/pidfd.h>
 #include <sys/socket.h>
@@ -70,12 +69,10 @@ peer_pidfd(const struct peer *p, int sock)
 static int
 peer_dir(const struct peer *p, const char *what)
 {
-	char path[64];
 	int fd, r;
 
-	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)p->pid, what);
-	if ((fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -errno;
+	if ((fd = proc_open(p->pid, what, O_PATH | O_DIRECTORY)) < 0)
+		return fd;
 	if (p->pidfd >= 0 && syscall(SYS_pidfd_send_signal, p->pidfd, 0, NULL, 0) != 0) {
 		r = errno == EPERM ? -EPERM : -ESRCH;
 		close(fd);
@@ -92,7 +89,7 @@ peer_open(struct peer *p, int sock)
 	int r;
 
 	*p = (struct peer){ .uid = (uid_t)-1, .gid = (gid_t)-1, .root = -1, .cwd = -1,
-	    .pidfd = -1 };
+	    .pidfd = -1, .kept = -1 };
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
 		return -errno;
 	p->pid = cred.pid;
@@ -115,7 +112,7 @@ peer_open_pid(struct peer *p, pid_t tgid, uid_t uid, gid_t gid, gid_t *groups,
     size_t ngroups)
 {
 	*p = (struct peer){ .pid = tgid, .uid = uid, .gid = gid, .groups = groups,
-	    .ngroups = ngroups, .root = -1, .cwd = -1, .pidfd = -1 };
+	    .ngroups = ngroups, .root = -1, .cwd = -1, .pidfd = -1, .kept = -1 };
 	if ((p->pidfd = pidfd_open(tgid, 0)) < 0 && errno != ENOSYS)
 		return -errno;
 	if ((p->root = peer_dir(p, "root")) < 0)
@@ -144,8 +141,10 @@ peer_close(struct peer *p)
 		close(p->cwd);
 	if (p->pidfd >= 0)
 		close(p->pidfd);
+	if (p->kept >= 0)
+		close(p->kept);
 	free(p->groups);
-	p->root = p->cwd = p->pidfd = -1;
+	p->root = p->cwd = p->pidfd = p->kept = -1;
 	p->groups = NULL;
 	p->ngroups = 0;
 }

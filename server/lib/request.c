@@ -2,11 +2,48 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proto.h"
 #include "server.h"
+
+/*
+ * The caller's working directory, as the kernel has it: the server's own
+ * fd of it (/proc/PID/cwd, pinned with the peer), and the path that fd
+ * has in the server's view.  An escalated command runs there (fchdir), so
+ * the directory shown is the one used, whatever is renamed or replaced by
+ * name meanwhile; the cwd the client sent is never used.  0 or -errno.
+ */
+static int
+request_cwd(struct shellesc_request *req, struct peer *p, const struct writer *wr)
+{
+	char link[64], path[PATH_MAX];
+	ssize_t n;
+	int fd = peer_cwd(p), r;
+
+	if (fd < 0)
+		return fd;
+	if ((req->cwd_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -errno;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", req->cwd_fd);
+	if ((n = readlink(link, path, sizeof(path))) < 0)
+		return -errno;
+	if ((size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	path[n] = '\0';
+	if ((req->cwd = strdup(path)) == NULL)
+		return -ENOMEM;
+	/* not a path (another mount namespace), or one that cannot be
+	 * checked (deleted): as writable as can be */
+	r = path[0] == '/' ? writable_check(wr, path, NULL) : 1;
+	req->cwd_writable = r != 0;
+	return r == -ENOMEM ? r : 0;
+}
 
 /* What will run, looked up as the caller p (open: r == 0) would. */
 static void
@@ -15,12 +52,24 @@ request_target(struct shellesc_request *req, struct peer *p, int r,
 {
 	struct writer wr = { .uid = p->uid, .gid = p->gid, .groups = p->groups,
 	    .ngroups = p->ngroups, .roots = roots };
+	pid_t ppid;
 
 	req->pid = p->pid;
+	/* the kernel's word, never the client's; the caller waits in its
+	 * exec, so its parent is still the one that started it (or init) */
+	req->ppid = p->ppid > 0 ? p->ppid :
+	    p->pid > 0 && (ppid = proc_ppid(p->pid)) > 0 ? ppid : 0;
 	req->uid = p->uid;
 	req->gid = p->gid;
 	req->target.pub.argv = req->ex.argv;
 	req->target.pub.argc = req->ex.argc;
+	if (r == 0 && (r = request_cwd(req, p, &wr)) != 0) {
+		/* no directory to run in: the request cannot be escalated */
+		if (req->cwd_fd >= 0)
+			close(req->cwd_fd);
+		req->cwd_fd = -1;
+		req->cwd_writable = true;
+	}
 	if (r == 0)
 		target_inspect(&req->target, p, &req->ex, &wr);
 	else
@@ -48,14 +97,14 @@ request_from(struct msg_exec *ex, struct peer *p, const char *const *roots,
 		msg_exec_free(ex);
 		return -ENOMEM;
 	}
-	req->target.fd = -1;
+	req->target.fd = req->cwd_fd = -1;
 	req->ex = *ex;
 	memset(ex, 0, sizeof(*ex));
-	if ((req->program = resolve_program(req->ex.file, req->ex.cwd)) == NULL) {
+	request_target(req, p, 0, roots);
+	if ((req->program = resolve_program(req->ex.file, shellesc_request_cwd(req))) == NULL) {
 		request_free(req);
 		return -ENOMEM;
 	}
-	request_target(req, p, 0, roots);
 	if (req->target.pub.facts & SHELLESC_TARGET_STATIC)
 		req->ex.flags |= SHELLESC_TARGET_STATIC;
 	if (req->target.pub.facts & SHELLESC_TARGET_SETID)
@@ -72,17 +121,17 @@ request_new(const struct msg *m, int fd, const char *const *roots,
 
 	if (req == NULL)
 		return -ENOMEM;
-	req->target.fd = -1;
+	req->target.fd = req->cwd_fd = -1;
 	if (msg_exec_take(m, &req->ex) != 0) {
 		free(req);
 		return -ENOMEM;
 	}
 	req->ex.flags &= ~(unsigned)SHELLESC_ASKED_BY_KERNEL;	/* never a client's */
-	if ((req->program = resolve_program(req->ex.file, req->ex.cwd)) == NULL) {
+	request_peer(req, fd, roots);
+	if ((req->program = resolve_program(req->ex.file, shellesc_request_cwd(req))) == NULL) {
 		request_free(req);
 		return -ENOMEM;
 	}
-	request_peer(req, fd, roots);
 	*out = req;
 	return 0;
 }
@@ -93,8 +142,11 @@ request_free(struct shellesc_request *req)
 	if (req == NULL)
 		return;
 	target_free(&req->target);
-	kverify_job_free(req->vjob);
+	kernel_verify_job_free(req->vjob);
 	msg_exec_free(&req->ex);
+	if (req->cwd_fd >= 0)
+		close(req->cwd_fd);
+	free(req->cwd);
 	free(req->program);
 	free((char *)req->d.reason);
 	free(req);
@@ -127,7 +179,13 @@ shellesc_request_argc(const struct shellesc_request *req)
 const char *
 shellesc_request_cwd(const struct shellesc_request *req)
 {
-	return req->ex.cwd;
+	return req->cwd != NULL ? req->cwd : req->ex.cwd;
+}
+
+int
+shellesc_request_cwd_writable(const struct shellesc_request *req)
+{
+	return req->cwd_writable;
 }
 
 char *const *
@@ -140,6 +198,12 @@ pid_t
 shellesc_request_pid(const struct shellesc_request *req)
 {
 	return req->pid;
+}
+
+pid_t
+shellesc_request_ppid(const struct shellesc_request *req)
+{
+	return req->ppid;
 }
 
 uid_t
@@ -182,4 +246,10 @@ int
 shellesc_request_cancelled(const struct shellesc_request *req)
 {
 	return atomic_load(&((struct shellesc_request *)req)->cancelled);
+}
+
+void
+shellesc_request_keep_argv0(struct shellesc_request *req)
+{
+	req->keep_argv0 = true;
 }

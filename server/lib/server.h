@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "frame.h"
 #include "msg.h"
@@ -47,6 +48,32 @@ void hub_kill(struct hub *h);
 void hub_inline_begin(struct shellesc_request *req);
 void hub_inline_end(void);
 
+/* --- proc.c: the files of /proc/PID, about another process ------------ */
+/* /proc/PID/what opened with flags (O_CLOEXEC added): the fd, or -errno. */
+int proc_open(pid_t pid, const char *what, int flags);
+/* Up to max bytes of /proc/PID/what into buf, read until it ends: the
+ * length (max: it may go on), or -errno. */
+ssize_t proc_read(pid_t pid, const char *what, char *buf, size_t max);
+/* The whole of /proc/PID/what, NUL-terminated, into *out (malloc'd;
+ * NULL on failure): 0, or -errno (-EFBIG when it needs max bytes or more). */
+int proc_read_all(pid_t pid, const char *what, size_t max, char **out);
+/* The link /proc/PID/what, NUL-terminated in buf (size bytes): its length,
+ * or -errno (-ENAMETOOLONG when it does not fit: never cut). */
+ssize_t proc_readlink(pid_t pid, const char *what, char *buf, size_t size);
+/* stat(2) of the file /proc/PID/what names: 0 or -errno. */
+int proc_stat(pid_t pid, const char *what, struct stat *st);
+/* PID's parent as /proc/PID/stat says now: the pid, or -errno. */
+pid_t proc_ppid(pid_t pid);
+/* In the text of a /proc/PID/status, the n-th number (from 0) of the line
+ * "name:" into *v: 0, or -EIO when there is no such line or number. */
+int proc_status_num(const char *status, const char *name, int n, unsigned long *v);
+/* The rest of the line "name:" of a status text, or NULL. */
+const char *proc_status_line(const char *status, const char *name);
+/* All n bytes at addr of mem (a /proc/PID/mem fd), or none: 0, or -errno
+ * (-EFAULT for memory not mapped). */
+int proc_pread(int mem, void *buf, size_t n, uint64_t addr);
+int proc_pwrite(int mem, const void *buf, size_t n, uint64_t addr);
+
 /* --- peer.c: the process asking, as the kernel reports it -------------- */
 struct peer {
 	pid_t pid;
@@ -56,6 +83,14 @@ struct peer {
 	size_t ngroups;
 	int pidfd;			/* pins the process, or -1 (no pidfds) */
 	int root, cwd;			/* its /proc/PID/root and cwd (O_PATH), or -1 */
+	pid_t ppid;			/* its parent when already read (the kernel
+					 * layer's /proc/TID/status), else 0 */
+	/* A file walk_open opened for kept_name and kept for the next
+	 * walk_open of that same name (the kernel layer looks an exec's file
+	 * up before it builds the request that would look it up again), or
+	 * -1; kept_name is borrowed, valid while kept is. */
+	int kept;
+	const char *kept_name;
 };
 
 /* The peer of the stream sock, with its root; 0 or -errno.  Call
@@ -71,7 +106,8 @@ int peer_cwd(struct peer *p);
 void peer_close(struct peer *p);
 
 /* --- walk.c ---------------------------------------------------------- */
-/* path opened (O_PATH) as the peer's exec would find it; 0 or -errno. */
+/* path opened (O_PATH) as the peer's exec would find it; 0 or -errno.
+ * p->kept is taken instead when kept for this path. */
 int walk_open(struct peer *p, const char *path, int *out);
 
 /* --- writable.c ------------------------------------------------------ */
@@ -99,14 +135,28 @@ struct target_file {
 	bool elf, interp, dyn;		/* ELF; with PT_INTERP; ET_DYN */
 	bool script;			/* #! ... */
 	char shebang[256];		/* ... the interpreter it names */
+	bool has_arg;			/* ... and one argument after it */
+	char arg[256];
 };
 
 /* Read what fd (O_PATH) is into f; 0 or -errno.  Free f->path. */
 int target_file_read(int fd, struct target_file *f);
 
 /* --- target.c, target-loader.c: the file that will run ----------------- */
+#define TARGET_CHAIN	6	/* #! interpreters (target.c: 5), then a loader's program */
+
+/* One program of a script's #! chain, owned by the target. */
+struct target_link {
+	char *path, *name, *arg;	/* real path; as the #! line names it; its argument */
+	bool has_arg, loader;		/* loader: it is the dynamic loader */
+	char **argv;
+};
+
 struct target {
 	struct shellesc_target pub;
+	const char *named;		/* the file as the exec names it */
+	struct target_link link[TARGET_CHAIN];
+	struct shellesc_interp interp[TARGET_CHAIN];	/* pub.interp */
 	int fd;				/* the opened file (O_PATH), or -1 */
 	bool elf;			/* ELF: the kernel runs it from fd */
 	bool loader;			/* it is the dynamic loader */
@@ -116,6 +166,9 @@ struct target {
 	bool runs_known;		/* the ELF the kernel will load: the */
 	dev_t runs_dev;			/* file, its #! interpreter's, or the */
 	ino_t runs_ino;			/* loader run directly */
+	char *shebangs;			/* a script's: the words its #! lines put */
+	size_t shebangs_len;		/* before its name in the argv the kernel
+					 * makes, each with its NUL (malloc'd) */
 };
 
 /* Fill t (zeroed, fd -1) for the exec ex of peer p; failures land in
@@ -124,14 +177,40 @@ void target_inspect(struct target *t, struct peer *p, const struct msg_exec *ex,
     const struct writer *wr);
 /* Make fd (taken over) the target; 0 or -errno. */
 int target_take(struct target *t, struct peer *p, int fd, const struct writer *wr);
+/* Index in argv of the program the loader runs, or 0 when none; *argv0:
+ * its --argv0, *opts: other options given. */
+size_t target_loader_program(char *const *argv, size_t argc, char **argv0, bool *opts);
 /* t is the loader: make its program the target; 0 or -errno. */
 int target_loader(struct target *t, struct peer *p, const struct msg_exec *ex,
     const struct writer *wr);
+/* target-chain.c: a script's #! chain (pub.interp).  Add the interpreter
+ * named name (arg: its #! argument, or NULL), the file f: 0 or
+ * -ENOMEM; past TARGET_CHAIN links, nothing is added. */
+int target_chain_add(struct target *t, const char *name, const char *arg,
+    const struct target_file *f, bool loader);
+/* Give each link its argv, for the script t->named with t->pub.argv, and
+ * follow a loader to its program; 0 or -errno. */
+int target_chain(struct target *t, struct peer *p);
+void target_chain_clear(struct target *t);
+/* target-argv0.c: make argv[0] the program's own name, spelling out in
+ * arguments what another argv[0] makes a known program do; 0 or -errno. */
+int target_argv0(struct target *t);
 void target_clear(struct target *t);
 void target_free(struct target *t);
 
 /* --- request.c ------------------------------------------------------- */
 struct conn;
+
+/*
+ * Where a request came from, and so where its decision goes: each kind of
+ * event the loop gates is one of these, handed to the policy by loop_ask
+ * and its answer dispatched by loop_decided (loop.c), the one place a new
+ * kind plugs in.
+ */
+enum request_origin {
+	REQUEST_STREAM,			/* a client's stream (conn.c) */
+	REQUEST_KERNEL,			/* a seccomp notification (kernel.c), no conn */
+};
 
 struct shellesc_request {
 	struct hub *hub;
@@ -140,15 +219,20 @@ struct shellesc_request {
 	char *program;
 	struct target target;
 	pid_t pid;
+	pid_t ppid;			/* the kernel's, when the request came; 0: unknown */
 	uid_t uid;
 	gid_t gid;
+	int cwd_fd;			/* the caller's cwd (O_PATH), or -1: unknown */
+	char *cwd;			/* ...its path in our view, or NULL */
+	bool cwd_writable;		/* ...the session's side could change it */
 	uint64_t id;
 	atomic_int cancelled;
 	bool decided_inline;		/* answered inside the policy callback */
+	bool keep_argv0;		/* shellesc_request_keep_argv0() */
 	struct shellesc_decision d;	/* once decided; d.reason is ours */
-	bool kernel;			/* a seccomp notification (kernel.c), no conn */
-	uint64_t notif_id;		/* ...its id */
-	struct kverify_job *vjob;	/* ...how a run answer is verified */
+	enum request_origin origin;	/* where its decision goes (loop_decided) */
+	uint64_t notif_id;		/* REQUEST_KERNEL: the notification's id */
+	struct kernel_verify_job *vjob;	/* ...how a run answer is verified */
 	struct inflight *inflight;	/* ...its process's count (loop thread) */
 	size_t held;			/* ...its part of loop.rx_pending */
 	struct shellesc_request *next;	/* hub queue */
@@ -222,33 +306,73 @@ void inflight_clear(struct inflight_table *t);
 /* --- spawn.c --------------------------------------------------------- */
 struct spawn_fd { int src, dst; };
 
+/* --- tree.c: an escalated command's tree ends with it --------------- */
+struct tree {
+	char *path;			/* its cgroup, or NULL */
+	int procs;			/* ...its cgroup.procs, for the child to join */
+	bool keeper;			/* no cgroup: under a subreaper (spawn.c) */
+};
+
+/* Which way this process ends trees, for a log line (into buf). */
+const char *tree_mechanism(char *buf, size_t size);
+void tree_init(struct tree *t);
+/* A cgroup for a command where one can be made, else the keeper; 0 or
+ * -ENOMEM. */
+int tree_start(struct tree *t);
+/* Kill every process of the cgroup (the keeper ends its tree itself). */
+void tree_kill(const struct tree *t);
+/* Kill, wait for the cgroup to empty (bounded), remove it; t is reset. */
+void tree_end(struct tree *t);
+
 struct spawn_spec {
 	const char *path;
 	bool by_fd;			/* execute the file fd, not path */
 	int fd;
 	bool fd_script;			/* ...a script, read as /dev/fd/N */
 	char *const *argv, *const *env;
-	const char *cwd;
+	const char *cwd;		/* chdir there, if not NULL */
+	bool cwd_by_fd;			/* ...else fchdir to cwd_fd */
+	int cwd_fd;
 	const struct spawn_fd *fds;	/* installed on their destinations */
 	size_t nfds;
 	bool new_pgrp;			/* own process group */
 	bool foreground;		/* ...made the foreground of tty (jobs.c) */
 	int tty;			/* our controlling terminal, with foreground */
 	bool pdeathsig;			/* die with the server */
+	/* Entered in the child before its fds are set up (NULL: none).  One
+	 * built with SHELLESC_SANDBOX_EXEC_NOTIFY gives a listener, handed to
+	 * take_listener (which owns it) while the child waits to exec, or -1
+	 * with err, why none could be had (the fallback): 0, or -errno to
+	 * kill the child and fail the spawn. */
+	const struct shellesc_sandbox *sandbox;
+	int (*take_listener)(void *arg, int listener, int err, pid_t pid);
+	void *take_arg;
+	const struct tree *tree;	/* escalated: the child joins its cgroup, or
+					 * runs under a keeper; NULL: neither */
 };
 
 /*
- * fork+exec: the child gets exactly fds[] on their destinations (others
+ * fork+exec: the child runs in cwd (or cwd_fd, first thing, before the
+ * fds move), gets exactly fds[] on their destinations (others
  * closed), default signal dispositions, an empty mask, and the fd limit
  * the process had before a session raised it (fdlimit.c).  Returns 0 with *pid
  * and *pidfd (CLOEXEC) set, or -errno; an exec failure is reported as
  * -errno after the child was reaped.
  */
 int spawn_run(const struct spawn_spec *sp, pid_t *pid, int *pidfd);
+/* In the forked child: become sp's command (errfd: the exec-status pipe's
+ * write end; parent: whose death kills it); never returns. */
+void spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent,
+    const struct rlimit *nofile) __attribute__((noreturn));
+/* spawn-keeper.c: in the forked child, the keeper of sp's command. */
+void spawn_keeper(const struct spawn_spec *sp, int errfd, pid_t parent,
+    const struct rlimit *nofile) __attribute__((noreturn));
 /* Wait (blocking) on a pidfd; exit code, or -1 with *sig (and *core) set. */
 int spawn_reap(int pidfd, int *sig, bool *core);
 /* SIGTERM the group, wait up to grace_ms for the pidfd, then SIGKILL; reaps. */
 void spawn_end(pid_t pgrp, int pidfd, int grace_ms);
+/* sig to the group; a SIGCONT to the pidfd's process too (a stopped keeper). */
+void spawn_signal(pid_t pgrp, int pidfd, int sig);
 /* The child's stop since the last call (its stop signal), else 0; never waits. */
 int spawn_stopped(pid_t pid, int pidfd);
 
@@ -296,7 +420,7 @@ struct watch {
 #define KERNEL_TICKETS		64
 #define KERNEL_TICKET_ARGV	(64u << 10)	/* larger argv: no ticket */
 
-struct kticket {
+struct kernel_ticket {
 	pid_t pid;			/* 0: free */
 	dev_t dev;
 	ino_t ino;
@@ -304,7 +428,9 @@ struct kticket {
 	size_t len;
 	bool elf, runs_known;		/* what the decided target runs: */
 	dev_t runs_dev;			/* the verifier checks the exec */
-	ino_t runs_ino;			/* against it (target.runs_*) */
+	ino_t runs_ino;			/* against it (target.runs_*, */
+	char *shebangs;			/* target.shebangs) */
+	size_t shebangs_len;
 };
 
 /* --- kernel-verify.c: what the kernel runs is what was decided -------- */
@@ -313,15 +439,15 @@ struct kticket {
  * calling thread, continues the call and, at the exec event, before the
  * new image runs, compares it with the job, killing it when it differs.
  */
-struct kverify_job {
-	struct kverify_job *next;
+struct kernel_verify_job {
+	struct kernel_verify_job *next;
 	uint64_t id;			/* the notification it answers */
 	pid_t tid, tgid, ppid;		/* the calling thread, its process, parent */
 	bool known;			/* the ELF to be loaded is known: */
 	dev_t dev;
 	ino_t ino;
-	bool whole;			/* argv is want (ELF), or ends with it (#!) */
-	char *want;			/* strings, each with its NUL */
+	char *want;			/* the whole argv it must load with: each
+					 * string with its NUL */
 	size_t len;
 	bool escalate;			/* kernel-escalate.c: make it exec the */
 	char *wrapper, *file;		/* wrapper as the proxy of FILE, with */
@@ -329,52 +455,87 @@ struct kverify_job {
 };
 
 /* A stop of a job's thread, taken. */
-struct kverify_stop {
+struct kernel_verify_trap {
 	pid_t pid;			/* as it is known now */
 	int event;			/* PTRACE_EVENT_*, or 0 */
 	int sig;			/* a signal-delivery stop's signal, or 0 */
 };
 
+/* Verifier threads at most: execs stalled in the kernel at once that
+ * hold up no other (kernel-verify.c). */
+#define KERNEL_VERIFY_THREADS	64
+
 struct loop;
-struct kverify {
-	struct loop *l;
+struct kernel_verify;
+struct kernel_verify_thread {
+	struct kernel_verify *v;
 	pthread_t thread;
-	bool started, stop;
-	pthread_mutex_t mu;		/* the queue, stop, busy */
-	pthread_cond_t cv;
-	struct kverify_job *head, **tail;
-	pid_t busy;			/* the process being verified, or 0 */
+	pid_t busy;			/* the process it verifies, or 0 */
 };
 
-int kverify_start(struct kverify *v, struct loop *l);
-/* Answer and verify j (taken over) on the verifier thread. */
-void kverify_submit(struct kverify *v, struct kverify_job *j);
-/* Stop the thread; an exec it still follows after a grace period is killed. */
-void kverify_stop(struct kverify *v);
-void kverify_job_free(struct kverify_job *j);
+struct kernel_verify {
+	struct loop *l;
+	bool started, stop;
+	pthread_mutex_t mu;		/* all below, and each thread's busy */
+	pthread_cond_t cv;
+	struct kernel_verify_job *head, **tail;
+	size_t queued;			/* jobs in the queue */
+	size_t idle;			/* threads waiting for one */
+	size_t nthreads;
+	struct kernel_verify_thread th[KERNEL_VERIFY_THREADS];
+	/* The stop is asked for after the answer, not before: the listener's
+	 * waits are not killable (a filter without
+	 * SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, before Linux 5.19), so a stop
+	 * asked for first ends the wait and the exec is made again, unanswered.
+	 * Found out at the first such exec (kernel-verify.c). */
+	atomic_bool late_stop;
+};
+
+int kernel_verify_start(struct kernel_verify *v, struct loop *l);
+/* Answer and verify j (taken over) on a verifier thread. */
+void kernel_verify_submit(struct kernel_verify *v, struct kernel_verify_job *j);
+/* Stop the threads; an exec one still follows after a grace period is
+ * killed. */
+void kernel_verify_stop(struct kernel_verify *v);
+void kernel_verify_job_free(struct kernel_verify_job *j);
 /* The next stop of j's traced thread (kernel-verify.c): true; false once it
  * is gone (its end taken, unless it is the embedder's child). */
-bool kverify_next(const struct kverify_job *j, struct kverify_stop *st);
-/* On the verifier thread: the escalation of j (kernel-escalate.c). */
-void kescalate_one(struct kverify *v, const struct kverify_job *j);
+bool kernel_verify_next(const struct kernel_verify_job *j, struct kernel_verify_trap *st);
+/* Why an exec is refused, for the log: msg into why (n bytes), and err
+ * (a -errno) returned.  The verifier's and the escalation's checks return
+ * 0 or -errno, as the library does, and say why in a caller's buffer. */
+int kernel_verify_reason(char *why, size_t n, int err, const char *msg);
+/* On a verifier thread: the escalation of j (kernel-escalate.c). */
+void kernel_escalate_one(struct kernel_verify *v, const struct kernel_verify_job *j);
 /* Can a raw exec be made to land in the wrapper on this machine? */
-bool kescalate_possible(void);
+bool kernel_escalate_possible(void);
+
+/* The socket gate (kernel-socket.c): its facts, the top of the session's
+ * tree, and its threads, one per held call. */
+struct sandbox_gate;
+struct kernel_gate {
+	struct sandbox_gate *g;		/* NULL: no gate */
+	pid_t top;			/* the embedder's child: the session's tree */
+	atomic_int held;		/* threads making a call */
+	atomic_bool stop;		/* the session ends: give up */
+};
 
 struct kernel {
 	atomic_int fd;			/* the listener, or -1: no kernel layer */
+	struct kernel_gate gate;
 	pid_t first;			/* its first exec continues unasked; 0: used */
 	bool wrapper;			/* the session's wrapper is known by... */
 	dev_t wdev;			/* ...its identity: it passes unasked */
 	ino_t wino;
-	struct kticket t[KERNEL_TICKETS];
+	struct kernel_ticket t[KERNEL_TICKETS];
 	unsigned next;
 	uint32_t events;		/* what epoll reported, set before dispatch */
 	struct watch w;
-	struct kverify v;		/* answers every exec let through */
+	struct kernel_verify v;		/* answers every exec let through */
 };
 
 /* An exec's arguments read from the caller's memory (kernel-mem.c). */
-struct kmem_exec {
+struct kernel_mem_exec {
 	char *path;			/* as passed (malloc'd) */
 	char *argv, *env;		/* each string with its NUL (malloc'd) */
 	size_t argv_len, env_len, argc, envc;
@@ -383,19 +544,30 @@ struct kmem_exec {
 /* Read path, argv and envp of an exec from the memory of tid (mem: its
  * /proc/TID/mem), with ptr_size-byte pointers; bounded by
  * SHELLESC_FRAME_MAX in all.  0 or -errno (-E2BIG past the bound). */
-int kmem_read(int mem, size_t ptr_size, uint64_t path, uint64_t argv, uint64_t envp,
-    struct kmem_exec *out);
-void kmem_free(struct kmem_exec *e);
+int kernel_mem_read(int mem, size_t ptr_size, uint64_t path, uint64_t argv, uint64_t envp,
+    struct kernel_mem_exec *out);
+void kernel_mem_free(struct kernel_mem_exec *e);
 
 struct loop;
 void kernel_init(struct kernel *k);
-/* Answer notification id: continue it (err 0) or fail it with -err. */
-void kernel_answer(struct kernel *k, uint64_t id, int err);
+/* Answer notification id: continue it (err 0) or fail it (err -errno).
+ * 0, or -ENOENT: the caller no longer waits for it (killed, or its wait
+ * ended: see kernel_verify.late_stop). */
+int kernel_answer(struct kernel *k, uint64_t id, int err);
 void kernel_on_ready(struct loop *l);
 void kernel_on_decided(struct loop *l, struct shellesc_request *req);
 /* A run decision for a client's request: issue its ticket. */
-void kernel_ticket(struct loop *l, const struct shellesc_request *req);
+void kernel_ticket_issue(struct loop *l, const struct shellesc_request *req);
 void kernel_stop(struct loop *l);
+
+/* kernel-socket.c: is d a call of the socket gate's?  Then take it: the
+ * server makes it on a thread of its own and answers.  kernel_sock_stop:
+ * wait for those threads (the session ends), free the gate. */
+struct seccomp_data;
+struct seccomp_notif;
+bool kernel_sock_ours(const struct kernel *k, const struct seccomp_data *d);
+void kernel_sock_take(struct loop *l, const struct seccomp_notif *n);
+void kernel_sock_stop(struct kernel *k);
 
 enum conn_state {
 	CONN_READ_EXEC,		/* waiting for the exec request */
@@ -430,6 +602,7 @@ struct conn {
 	pid_t pid;			/* escalated command (and its group) */
 	int pidfd;
 	struct jobs jobs;		/* its part in our terminal's job control */
+	struct tree tree;		/* its whole tree (tree.c) */
 	bool killing;
 	bool policy_holds;		/* the request is with the policy */
 	bool watched;			/* fd is in the epoll set */
@@ -454,15 +627,15 @@ struct conn {
  * long) and fewer than max_per_peer in all, and the session fewer than
  * max_conns (half of them at most waiting for their request).  Anything
  * past a bound is refused at once as busy.  max_conns comes from the fd
- * limit: each stream can hold LOOP_CONN_FDS fds (itself, then a pidfd or
- * the fds of its hand-over), and LOOP_FD_RESERVE are left to the
- * embedding process.
+ * limit: each stream can hold LOOP_CONN_FDS fds (itself, its request's
+ * target and cwd, then a pidfd or the fds of its hand-over), and
+ * LOOP_FD_RESERVE are left to the embedding process.
  */
 #define LOOP_PEER_HANDSHAKES	16
 #define LOOP_PEER_STREAMS	256
 #define LOOP_CONNS_MAX		4096
 #define LOOP_CONNS_MIN		16
-#define LOOP_CONN_FDS		(1 + SHELLESC_MAX_FDS)
+#define LOOP_CONN_FDS		(3 + SHELLESC_MAX_FDS)
 #define LOOP_FD_RESERVE		256
 
 struct loop {
@@ -491,7 +664,6 @@ void loop_stop(struct loop *l);
 int loop_watch(struct loop *l, int fd, struct watch *w, int op);
 void loop_log(const struct loop *l, enum shellesc_log_level lv, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-int64_t loop_now_ms(void);
 
 /* Size the bounds from the configuration and the fd limit. */
 void loop_bounds(struct loop *l);
@@ -505,6 +677,16 @@ size_t loop_rx_room(const struct loop *l);
 struct inflight *loop_room(struct loop *l, uid_t uid, pid_t pid, bool handshake,
     size_t bytes, char *why, size_t n);
 void loop_hold(struct loop *l, struct inflight *p);
+/*
+ * The one hand-off of a request to the policy, whatever its origin: its
+ * id, the policy's reference on the hub, the callback.  true when the
+ * policy answered inside the callback (req->decided_inline): the caller
+ * takes that answer up once it is ready to (its origin's handler, as
+ * loop_decided would); a later answer comes through the hub.
+ */
+bool loop_ask(struct loop *l, struct shellesc_request *req);
+/* A decision to the handler of the request's origin. */
+void loop_decided(struct loop *l, struct shellesc_request *req);
 /* Count one request of p out again (p freed when it was the last). */
 void loop_release(struct loop *l, struct inflight *p);
 

@@ -56,6 +56,8 @@ session_overlay(struct shellesc_session *s)
 	char fd[16];
 	int n = 0, r;
 
+	if (cfg->intercept == SHELLESC_INTERCEPT_KERNEL)
+		return 0;		/* nothing of ours in the tree */
 	snprintf(fd, sizeof(fd), "%d", s->client_fd);
 	r = session_put(s, &n, SHELLESC_ENV_SOCKET, fd);
 	if (r == 0 && (cfg->intercept & SHELLESC_INTERCEPT_WRAPPER))
@@ -68,7 +70,11 @@ session_overlay(struct shellesc_session *s)
 	return r;
 }
 
-/* The session socket pair: ours non-blocking, the client's inheritable and high. */
+/*
+ * The session socket pair: ours non-blocking, the client's inheritable and
+ * high.  The kernel layer alone has no client: the loop's end stays, as
+ * the one its streams come from, and no process can reach it.
+ */
 static int
 session_sockets(struct shellesc_session *s)
 {
@@ -77,6 +83,10 @@ session_sockets(struct shellesc_session *s)
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return -errno;
 	s->loop.sock = sv[0];
+	if (s->cfg.intercept == SHELLESC_INTERCEPT_KERNEL) {
+		close(sv[1]);
+		return fcntl(sv[0], F_SETFL, O_NONBLOCK) != 0 ? -errno : 0;
+	}
 	s->client_fd = fcntl(sv[1], F_DUPFD, SESSION_CLIENT_FD_MIN);
 	e = errno;
 	close(sv[1]);
@@ -124,6 +134,30 @@ session_fd_limit(struct shellesc_session *s)
 	loop_bounds(&s->loop);
 }
 
+/*
+ * The intercept flags: the kernel layer alone, or the preload and/or the
+ * wrapper.  Alone, its escalations need the wrapper as proxy, which only
+ * x86-64 can be made to exec (kernel-escalate.c): no session elsewhere
+ * rather than one whose escalations all fail.
+ */
+static int
+session_intercept(struct shellesc_session *s)
+{
+	unsigned i = s->cfg.intercept;
+
+	if ((i & SHELLESC_INTERCEPT_KERNEL) && i != SHELLESC_INTERCEPT_KERNEL) {
+		loop_log(&s->loop, SHELLESC_LOG_ERROR, "the kernel layer alone goes with "
+		    "neither the preload nor the wrapper");
+		return -EINVAL;
+	}
+	if (i == SHELLESC_INTERCEPT_KERNEL && !kernel_escalate_possible()) {
+		loop_log(&s->loop, SHELLESC_LOG_ERROR, "the kernel layer alone cannot escalate "
+		    "on this architecture (x86-64 only): use it with the preload");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
 static void
 session_free(struct shellesc_session *s)
 {
@@ -167,7 +201,8 @@ shellesc_session_start(const struct shellesc_config *cfg,
 		r = -errno;
 	else if ((s->loop.hub = hub_new()) == NULL)
 		r = -ENOMEM;
-	else if ((r = writable_roots(cfg->writable, &s->roots)) == 0 &&
+	else if ((r = session_intercept(s)) == 0 &&
+	    (r = writable_roots(cfg->writable, &s->roots)) == 0 &&
 	    (r = session_escenv(s)) == 0 && (r = session_sockets(s)) == 0 &&
 	    (r = session_overlay(s)) == 0) {
 		session_fd_limit(s);

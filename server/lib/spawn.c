@@ -6,6 +6,20 @@
  * another fd's destination number (or their own): every source is first
  * moved above all destinations, then each is dup2'd into place, so none is
  * clobbered.  An exec failure comes back through a close-on-exec pipe.
+ *
+ * A spawn with a sandbox enters it in the child just before the exec.
+ * Where it gives a seccomp listener (the kernel layer), the pipe is a
+ * socket pair instead: the child sends the listener on it (with 0, no
+ * failure) and execs; its exec is stopped in the kernel until the
+ * listener is served, so the parent hands it over (take_listener) before
+ * it waits for the exec's outcome, as before.
+ *
+ * An escalated command's tree ends with it (tree.c): the child joins the
+ * command's cgroup before exec, or, with no cgroup, runs under a keeper
+ * (spawn-keeper.c), which sends the command's pid up the same pipe (as
+ * -pid: an exec failure is a positive errno).  The caller then holds the
+ * command's pid (its group) and the keeper's pidfd: the keeper's exit is
+ * the command's, after the sweep.
  */
 #include "config.h"
 
@@ -18,10 +32,14 @@
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fdpass.h"
+#include "fmt.h"
 #include "script.h"
 #include "server.h"
 
@@ -203,16 +221,8 @@ spawn_child_signals(void)
 static const char *
 spawn_devfd(char *buf, int fd)
 {
-	char digits[16];
-	size_t n = 0, k = 8;
-
-	do
-		digits[n++] = (char)('0' + fd % 10);
-	while ((fd /= 10) > 0);
-	memcpy(buf, "/dev/fd/", k);
-	while (n > 0)
-		buf[k++] = digits[--n];
-	buf[k] = '\0';
+	memcpy(buf, "/dev/fd/", 8);
+	fmt_uint(buf + 8, (unsigned)fd);
 	return buf;
 }
 
@@ -242,11 +252,53 @@ spawn_exec(const struct spawn_spec *sp, int xfd)
 	errno = ENOEXEC;	/* the file's failure, not the fallback's */
 }
 
-static void __attribute__((noreturn))
+/*
+ * Child: enter the sandbox; its listener sent on errfd with the word 0,
+ * or, where none could be had (the fallback), -errno saying why.  0 or
+ * an errno (the failure, which the caller sends: a positive word).
+ */
+static int
+spawn_child_sandbox(const struct spawn_spec *sp, int errfd)
+{
+	struct shellesc_sandbox_fault why = { .step = SHELLESC_SANDBOX_OK };
+	int fd = -1, word = 0, r;
+	struct iovec iov = { &word, sizeof(word) };
+
+	if (shellesc_sandbox_enter(sp->sandbox, sp->take_listener ? &fd : NULL, &why) != 0)
+		return why.err > 0 ? why.err : EPERM;
+	if (fd < 0 && why.step != SHELLESC_SANDBOX_NO_LISTENER)
+		return 0;	/* none wanted */
+	word = fd < 0 ? -why.err : 0;
+	r = fdpass_send_all(errfd, &iov, 1, &fd, fd < 0 ? 0 : 1);
+	if (fd >= 0)
+		close(fd);
+	return r == 0 ? 0 : EPIPE;
+}
+
+/* The cgroup the command's tree lives in, joined before anything runs. */
+static int
+spawn_join(const struct spawn_spec *sp)
+{
+	ssize_t n;
+
+	if (sp->tree == NULL || sp->tree->procs < 0)
+		return 0;
+	do
+		n = write(sp->tree->procs, "0", 1);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : errno;
+}
+
+void
 spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent, const struct rlimit *nofile)
 {
 	int e, xfd = -1;
 
+	if ((e = spawn_join(sp)) != 0) {
+		while (write(errfd, &e, sizeof(e)) < 0 && errno == EINTR)
+			;
+		_exit(127);
+	}
 	if (sp->new_pgrp)
 		setpgid(0, 0);
 	/* before exec, so it never reads the terminal from the background
@@ -257,10 +309,14 @@ spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent, const struct r
 	    getppid() != parent))
 		_exit(127);
 	spawn_child_signals();
-	if ((e = spawn_child_fds(sp, &errfd, &xfd)) != 0)
-		e = -e;
-	else if (sp->cwd != NULL && chdir(sp->cwd) != 0)
+	/* the sandbox first: its rulesets are fds the next step would close;
+	 * then the directory: cwd_fd is one of the fds closed below */
+	if (sp->sandbox != NULL && (e = spawn_child_sandbox(sp, errfd)) != 0)
+		;
+	else if (sp->cwd != NULL ? chdir(sp->cwd) != 0 : sp->cwd_by_fd && fchdir(sp->cwd_fd) != 0)
 		e = errno;
+	else if ((e = spawn_child_fds(sp, &errfd, &xfd)) != 0)
+		e = -e;
 	else {
 		/* last: fds above it were moved with it raised; a failure leaves it high */
 		if (nofile != NULL)
@@ -273,20 +329,60 @@ spawn_child(const struct spawn_spec *sp, int errfd, pid_t parent, const struct r
 	_exit(127);
 }
 
-/* Parent: 0 when the child exec'd, else -errno (the child is then reaped). */
+/*
+* Parent, with a sandbox that may give a listener: the child's first
+ * word, 0 with the listener (handed to take_listener) or its failure.
+ * 0 and *e set, or -errno (the child is to be killed).
+ */
 static int
-spawn_exec_status(int rfd, int pidfd)
+spawn_take_listener(const struct spawn_spec *sp, int rfd, pid_t pid, int *e)
 {
-	int e = 0, sig;
-	bool core;
+	int fd = -1, r;
+	size_t n = 1;
+	ssize_t got = fdpass_recv_wait(rfd, e, sizeof(*e), &fd, &n, true);
+
+	if (got != (ssize_t)sizeof(*e)) {
+		*e = 0;		/* EOF: exec'd, no listener wanted */
+		return 0;
+	}
+	if (n == 0 && *e > 0)
+		return 0;	/* the child's failure: *e */
+	r = sp->take_listener(sp->take_arg, n ? fd : -1, n ? 0 : -*e, pid);
+	*e = 0;
+	return r;
+}
+
+/*
+ * Parent: 0 when the child exec'd, else -errno (the child is then reaped).
+ * With a sandbox that may give a listener, the child's first word comes
+ * with it (spawn_take_listener).  A keeper first sends the command's pid
+ * (negative) into *pid; an exec failure may come before it.
+ */
+static int
+spawn_exec_status(const struct spawn_spec *sp, int rfd, int pidfd, pid_t *pid, bool keeper)
+{
+	int v, e = 0, sig, r = 0;
+	bool core, got_pid = !keeper;
 	ssize_t n;
 
-	do
-		n = read(rfd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(e)) {
+	if (sp->sandbox != NULL && sp->take_listener != NULL &&
+	    (r = spawn_take_listener(sp, rfd, *pid, &e)) != 0)
+		kill(*pid, SIGKILL);
+	while (r == 0 && e == 0) {
+		do
+			n = read(rfd, &v, sizeof(v));
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof(v))
+			break;
+		if (v < 0 && keeper) {
+			*pid = -v;
+			got_pid = true;
+		} else
+			e = v;
+	}
+	if (r != 0 || e != 0 || !got_pid) {
 		spawn_reap(pidfd, &sig, &core);
-		return -e;
+		return r != 0 ? r : e != 0 ? -e : -ECHILD;
 	}
 	return 0;
 }
@@ -296,10 +392,11 @@ spawn_run(const struct spawn_spec *sp, pid_t *pid, int *pidfd)
 {
 	pid_t parent = getpid();
 	struct rlimit nofile;
-	bool restore = fdlimit_for_children(&nofile);
+	bool restore = fdlimit_for_children(&nofile), keeper = sp->tree && sp->tree->keeper;
 	int pfd[2], r;
 
-	if (pipe2(pfd, O_CLOEXEC) != 0)
+	if ((sp->sandbox && sp->take_listener ?
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pfd) : pipe2(pfd, O_CLOEXEC)) != 0)
 		return -errno;
 	if ((*pid = fork()) < 0) {
 		r = -errno;
@@ -307,10 +404,12 @@ spawn_run(const struct spawn_spec *sp, pid_t *pid, int *pidfd)
 		close(pfd[1]);
 		return r;
 	}
+	if (*pid == 0 && keeper)
+		spawn_keeper(sp, pfd[1], parent, restore ? &nofile : NULL);
 	if (*pid == 0)
 		spawn_child(sp, pfd[1], parent, restore ? &nofile : NULL);
 	close(pfd[1]);
-	if (sp->new_pgrp)
+	if (sp->new_pgrp && !keeper)
 		setpgid(*pid, *pid);	/* also here: no race with a signal to the group */
 	if ((*pidfd = spawn_watch(*pid)) < 0) {
 		r = *pidfd;
@@ -319,7 +418,7 @@ spawn_run(const struct spawn_spec *sp, pid_t *pid, int *pidfd)
 		close(pfd[0]);
 		return r;
 	}
-	r = spawn_exec_status(pfd[0], *pidfd);
+	r = spawn_exec_status(sp, pfd[0], *pidfd, pid, keeper);
 	close(pfd[0]);
 	if (r != 0) {
 		close(*pidfd);
@@ -385,13 +484,21 @@ spawn_wait(int pidfd, int ms)
 }
 
 void
+spawn_signal(pid_t pgrp, int pidfd, int sig)
+{
+	kill(-pgrp, sig);
+	if (sig == SIGCONT && pidfd >= 0)	/* a keeper stopped with its command */
+		syscall(SYS_pidfd_send_signal, pidfd, SIGCONT, NULL, 0);
+}
+
+void
 spawn_end(pid_t pgrp, int pidfd, int grace_ms)
 {
 	bool core;
 	int sig;
 
 	kill(-pgrp, SIGTERM);
-	kill(-pgrp, SIGCONT);		/* a stopped group cannot act on SIGTERM */
+	spawn_signal(pgrp, pidfd, SIGCONT);	/* a stopped group cannot act on SIGTERM */
 	if (!spawn_wait(pidfd, grace_ms))
 		kill(-pgrp, SIGKILL);
 	spawn_reap(pidfd, &sig, &core);

@@ -2,7 +2,8 @@
  * target-file.c: what one opened file is, read off the file itself: its
  * inode, its real path, whether the kernel would honour set-id bits or
  * file capabilities on it, and its first bytes -- an ELF header (with or
- * without a program interpreter, PT_INTERP) or a "#!" line.
+ * without a program interpreter, PT_INTERP) or a "#!" line, as the kernel
+ * reads them (common/binfmt.c).
  */
 #include "config.h"
 
@@ -20,91 +21,27 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "binfmt.h"
 #include "server.h"
 
-#define TARGET_HEAD		1024	/* the ELF header and, nearly always, the program headers */
-#define TARGET_MAX_PHDRS	512	/* more is no program the kernel would load */
-#define TARGET_SHEBANG_MAX	256	/* the kernel reads a #! line that far (BINPRM_BUF_SIZE) */
-
-static int
-target_pread(int fd, void *buf, size_t n, off_t off)
-{
-	ssize_t k;
-
-	do
-		k = pread(fd, buf, n, off);
-	while (k < 0 && errno == EINTR);
-	return k == (ssize_t)n ? 0 : -1;
-}
-
-/* Is there a PT_INTERP among the phnum headers of size ent at off? */
-static bool
-target_has_interp(int fd, const unsigned char *head, size_t n, uint64_t off,
-    size_t phnum, size_t ent, size_t type_at)
-{
-	unsigned char *ph = NULL;
-	const unsigned char *at = head + off;
-	bool found = false;
-	uint32_t type;
-
-	if (phnum == 0 || phnum > TARGET_MAX_PHDRS || ent < type_at + sizeof(type) ||
-	    ent > 4096)
-		return false;
-	if (off > n || phnum * ent > n - off) {
-		if ((ph = malloc(phnum * ent)) == NULL ||
-		    target_pread(fd, ph, phnum * ent, (off_t)off) != 0) {
-			free(ph);
-			return false;
-		}
-		at = ph;
-	}
-	for (size_t i = 0; i < phnum && !found; i++) {
-		memcpy(&type, at + i * ent + type_at, sizeof(type));
-		found = type == PT_INTERP;
-	}
-	free(ph);
-	return found;
-}
-
+/* What the ELF and #! facts are, as the kernel reads them. */
 static void
-target_elf(int fd, const unsigned char *h, size_t n, struct target_file *f)
+target_format(int fd, struct target_file *f)
 {
-	Elf64_Ehdr e64;
-	Elf32_Ehdr e32;
+	struct binfmt b;
 
-	if (n < EI_NIDENT || memcmp(h, ELFMAG, SELFMAG) != 0 ||
-	    h[EI_DATA] != (BYTE_ORDER == LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB))
+	if (binfmt_read(fd, &b) != 0)
 		return;
-	if (h[EI_CLASS] == ELFCLASS64 && n >= sizeof(e64)) {
-		memcpy(&e64, h, sizeof(e64));
-		f->elf = true;
-		f->dyn = e64.e_type == ET_DYN;
-		f->interp = target_has_interp(fd, h, n, e64.e_phoff, e64.e_phnum,
-		    e64.e_phentsize, offsetof(Elf64_Phdr, p_type));
-	} else if (h[EI_CLASS] == ELFCLASS32 && n >= sizeof(e32)) {
-		memcpy(&e32, h, sizeof(e32));
-		f->elf = true;
-		f->dyn = e32.e_type == ET_DYN;
-		f->interp = target_has_interp(fd, h, n, e32.e_phoff, e32.e_phnum,
-		    e32.e_phentsize, offsetof(Elf32_Phdr, p_type));
-	}
-}
-
-/* "#!  /path/interp arg": the interpreter, as the kernel takes it. */
-static void
-target_shebang(const unsigned char *h, size_t n, struct target_file *f)
-{
-	size_t i = 2, k = 0;
-
-	f->script = true;
-	if (n > TARGET_SHEBANG_MAX)
-		n = TARGET_SHEBANG_MAX;
-	while (i < n && (h[i] == ' ' || h[i] == '\t'))
-		i++;
-	while (i < n && k < sizeof(f->shebang) - 1 && h[i] != ' ' && h[i] != '\t' &&
-	    h[i] != '\n' && h[i] != '\0')
-		f->shebang[k++] = (char)h[i++];
-	f->shebang[k] = '\0';
+	/* of another byte order, no ELF the kernel runs: only a binfmt_misc
+	 * handler would (docs/security.md) */
+	f->elf = b.kind == BINFMT_ELF &&
+	    b.data == (BYTE_ORDER == LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB);
+	f->dyn = f->elf && b.type == ET_DYN;
+	f->interp = f->elf && b.interp;
+	if ((f->script = b.kind == BINFMT_SCRIPT))
+		snprintf(f->shebang, sizeof(f->shebang), "%s", b.script);
+	if ((f->has_arg = f->script && b.has_arg))
+		snprintf(f->arg, sizeof(f->arg), "%s", b.arg);
 }
 
 /*
@@ -115,22 +52,14 @@ target_shebang(const unsigned char *h, size_t n, struct target_file *f)
 static void
 target_head(int opath, struct target_file *f, bool *caps)
 {
-	unsigned char h[TARGET_HEAD];
 	char self[64];
-	ssize_t n;
 	int fd;
 
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", opath);
 	if (!S_ISREG(f->st.st_mode) ||
 	    (fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
 		return;
-	do
-		n = pread(fd, h, sizeof(h), 0);
-	while (n < 0 && errno == EINTR);
-	if (n >= 2 && h[0] == '#' && h[1] == '!')
-		target_shebang(h, (size_t)n, f);
-	else if (n > 0)
-		target_elf(fd, h, (size_t)n, f);
+	target_format(fd, f);
 	*caps = fgetxattr(fd, "security.capability", NULL, 0) >= 0;
 	close(fd);
 }

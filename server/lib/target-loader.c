@@ -33,8 +33,8 @@ loader_in(const char *const *set, const char *s)
 }
 
 /* Index of PROGRAM in argv, or 0 when the loader runs no program. */
-static size_t
-loader_program(char *const *argv, size_t argc, char **argv0, bool *opts)
+size_t
+target_loader_program(char *const *argv, size_t argc, char **argv0, bool *opts)
 {
 	size_t i = 1;
 
@@ -77,7 +77,7 @@ target_loader(struct target *t, struct peer *p, const struct msg_exec *ex,
 {
 	char *argv0 = NULL;
 	bool opts = false;
-	size_t i = loader_program(ex->argv, ex->argc, &argv0, &opts);
+	size_t i = target_loader_program(ex->argv, ex->argc, &argv0, &opts);
 	dev_t dev = t->runs_dev;	/* the loader is what the kernel loads */
 	ino_t ino = t->runs_ino;
 	int fd, r;
@@ -95,6 +95,7 @@ target_loader(struct target *t, struct peer *p, const struct msg_exec *ex,
 	if ((r = loader_argv(t, ex, i, argv0)) != 0 || (r = walk_open(p, ex->argv[i], &fd)) != 0 ||
 	    (r = target_take(t, p, fd, wr)) != 0)
 		return r;
+	t->named = ex->argv[i];
 	t->runs_known = true;
 	t->runs_dev = dev;
 	t->runs_ino = ino;

@@ -28,7 +28,10 @@
 
 #include "server.h"
 
-#define TARGET_SCRIPT_DEPTH	2	/* interpreters of interpreters followed */
+/* Interpreters followed: as many as the kernel loads (exec_binprm in
+ * fs/exec.c: six binary formats in all, the file's own among them); past
+ * them its exec fails (ELOOP). */
+#define TARGET_SCRIPT_DEPTH	5
 
 void
 target_clear(struct target *t)
@@ -37,10 +40,13 @@ target_clear(struct target *t)
 		close(t->fd);
 	free(t->path);
 	free(t->why);
+	free(t->shebangs);
 	t->fd = -1;
-	t->path = t->why = NULL;
+	t->path = t->why = t->shebangs = NULL;
+	t->shebangs_len = 0;
 	t->pub.path = t->pub.writable = NULL;
 	t->pub.facts = 0;
+	target_chain_clear(t);
 }
 
 /* Could the sandboxed side have changed path (what: how it is involved)? */
@@ -70,6 +76,22 @@ target_writable(struct target *t, const struct writer *wr, const char *path,
 	return 0;
 }
 
+/*
+ * A file with no path -- a memfd, an O_TMPFILE file, a deleted one -- is
+ * one the caller may have written: nothing outside it names the file, so
+ * nothing but the caller's own fd vouches for what it holds.
+ */
+static int
+target_anonymous(struct target *t)
+{
+	if ((t->why = strdup("it has no path (a memfd or another anonymous or deleted "
+	    "file, which the caller could have written)")) == NULL)
+		return -ENOMEM;
+	t->pub.facts |= SHELLESC_TARGET_WRITABLE;
+	t->pub.writable = t->why;
+	return 0;
+}
+
 /* st is the ELF the kernel will load. */
 static void
 target_runs(struct target *t, const struct stat *st)
@@ -79,17 +101,46 @@ target_runs(struct target *t, const struct stat *st)
 	t->runs_ino = st->st_ino;
 }
 
-/* A script's interpreter, named in its #! line: its facts are the script's. */
+/*
+ * The words the #! line of f puts in the argv the kernel makes, before
+ * those of the lines read so far (the kernel reads the script, then its
+ * interpreter: each one's line goes in front).  0 or -ENOMEM.
+ */
 static int
-target_interp(struct target *t, struct peer *p, const char *name,
+target_shebang(struct target *t, const struct target_file *f)
+{
+	size_t n = strlen(f->shebang) + 1, a = f->has_arg ? strlen(f->arg) + 1 : 0;
+	char *p = malloc(n + a + t->shebangs_len);
+
+	if (p == NULL)
+		return -ENOMEM;
+	memcpy(p, f->shebang, n);
+	memcpy(p + n, f->arg, a);
+	if (t->shebangs_len > 0)
+		memcpy(p + n + a, t->shebangs, t->shebangs_len);
+	free(t->shebangs);
+	t->shebangs = p;
+	t->shebangs_len += n + a;
+	return 0;
+}
+
+static bool target_is_loader(const struct target_file *f);
+
+/* A script's interpreter, named in its #! line (from, the file naming it):
+ * its facts are the script's, and it is a link of the chain. */
+static int
+target_interp(struct target *t, struct peer *p, const struct target_file *from,
     const struct writer *wr, int depth)
 {
+	const char *name = from->shebang;
 	struct target_file f;
 	int fd, r;
 
 	if (name[0] == '\0' || walk_open(p, name, &fd) != 0)
 		return 0;	/* the exec fails: nothing will run */
-	if ((r = target_file_read(fd, &f)) == 0) {
+	if ((r = target_file_read(fd, &f)) == 0 &&
+	    (r = target_chain_add(t, name, from->has_arg ? from->arg : NULL,
+	    &f, target_is_loader(&f))) == 0) {
 		if (f.elf)
 			target_runs(t, &f.st);
 		if (f.elf && !f.interp)
@@ -98,8 +149,9 @@ target_interp(struct target *t, struct peer *p, const char *name,
 			t->pub.facts |= SHELLESC_TARGET_SETID;
 		if (f.path != NULL)
 			r = target_writable(t, wr, f.path, "its interpreter");
-		if (r == 0 && f.script && depth < TARGET_SCRIPT_DEPTH)
-			r = target_interp(t, p, f.shebang, wr, depth + 1);
+		if (r == 0 && f.script && depth < TARGET_SCRIPT_DEPTH &&
+		    (r = target_shebang(t, &f)) == 0)
+			r = target_interp(t, p, &f, wr, depth + 1);
 	}
 	free(f.path);
 	close(fd);
@@ -143,7 +195,11 @@ target_take(struct target *t, struct peer *p, int fd, const struct writer *wr)
 	    (f.setid ? SHELLESC_TARGET_SETID : 0);
 	if (t->path != NULL && (r = target_writable(t, wr, t->path, "")) != 0)
 		return r;
-	return f.script ? target_interp(t, p, f.shebang, wr, 1) : 0;
+	if (f.script && (r = target_shebang(t, &f)) != 0)
+		return r;
+	if (t->path == NULL && (r = target_anonymous(t)) != 0)
+		return r;
+	return f.script ? target_interp(t, p, &f, wr, 1) : 0;
 }
 
 /* Basename of path starts with prefix. */
@@ -187,6 +243,14 @@ target_inspect(struct target *t, struct peer *p, const struct msg_exec *ex,
 	t->pub.argc = ex->argc;
 	if ((r = walk_open(p, ex->file, &fd)) != 0 || (r = target_take(t, p, fd, wr)) != 0 ||
 	    (t->loader && (r = target_loader(t, p, ex, wr)) != 0)) {
+		target_clear(t);
+		t->pub.error = -r;
+		return;
+	}
+	if (!t->pub.loader)
+		t->named = ex->file;
+	/* the chain gets the script's arguments as given, argv[0] aside */
+	if ((r = target_chain(t, p)) != 0 || (r = target_argv0(t)) != 0) {
 		target_clear(t);
 		t->pub.error = -r;
 		return;

@@ -19,8 +19,8 @@
 
 
 /* An absolute path from the file: "~/" expanded, "." and "//" dropped. */
-static int
-builtin_path(struct rules_parser *p, const char **s,
+int
+rules_builtin_path(struct rules_parser *p, const char **s,
     const struct rules_pos *pos, const char *what)
 {
 	const char *why;
@@ -51,27 +51,35 @@ builtin_heads(struct rules_parser *p, struct rules_elem *e,
 			    "pattern: the program cannot be empty");
 		/* a relative path ("./gradlew") is matched as written */
 		if ((alt[i][0] == '/' || strncmp(alt[i], "~/", 2) == 0) &&
-		    builtin_path(p, &alt[i], &pos[i], "pattern") != 0)
+		    rules_builtin_path(p, &alt[i], &pos[i], "pattern") != 0)
 			return -1;
 	}
 	return 0;
 }
 
+/* The pattern's elements as they are parsed, and where each alternative
+ * is in the text (for the lint's warnings). */
+struct pattern_acc {
+	struct rules_vec elems;		/* struct rules_elem */
+	struct rules_vec pos;		/* struct rules_pos[nalt] */
+};
+
 /* One pattern element: a string, or a non-empty list of alternatives. */
 static int
 pattern_item(struct rules_parser *p, void *arg)
 {
-	struct rules_vec *elems = arg;
-	struct rules_pos at = p->tok.pos, *pos = &at;
+	struct pattern_acc *acc = arg;
+	struct rules_pos at = p->tok.pos, *pos;
 	struct rules_elem *e;
 	const char **one;
 
 	if ((e = rules_arena_alloc(p->arena, sizeof(*e))) == NULL ||
-	    rules_vec_push(elems, e) != 0)
+	    (pos = rules_arena_alloc(p->arena, sizeof(*pos))) == NULL ||
+	    rules_vec_push(&acc->elems, e) != 0)
 		return rules_fail(&p->lx, &at, "out of memory");
+	*pos = at;
 	if (p->tok.kind == RULES_TOK_LBRACK) {
-		if (rules_parse_strings(p, "pattern", &e->alt, &e->nalt,
-		    elems->n == 1 ? &pos : NULL) != 0)
+		if (rules_parse_strings(p, "pattern", &e->alt, &e->nalt, &pos) != 0)
 			return -1;
 		if (e->nalt == 0)
 			return rules_fail(&p->lx, &at,
@@ -86,25 +94,30 @@ pattern_item(struct rules_parser *p, void *arg)
 	} else
 		return rules_fail(&p->lx, &at, "pattern: expected a string or a "
 		    "list of strings, got %s", rules_tok_describe(p->tok.kind));
-	return elems->n == 1 ? builtin_heads(p, e, pos) : 0;
+	if (rules_vec_push(&acc->pos, pos) != 0)
+		return rules_fail(&p->lx, &at, "out of memory");
+	return acc->elems.n == 1 ? builtin_heads(p, e, pos) : 0;
 }
 
 static int
 prefix_pattern(struct rules_parser *p, struct rules_call *c)
 {
-	struct rules_vec elems = { 0 };
+	struct pattern_acc acc = { { 0 }, { 0 } };
 	struct rules_pos at = p->tok.pos;
 	int r;
 
-	r = rules_parse_list(p, "pattern", pattern_item, &elems, &c->npat);
+	r = rules_parse_list(p, "pattern", pattern_item, &acc, &c->npat);
 	if (r == 0 && c->npat == 0)
 		r = rules_fail(&p->lx, &at, "pattern cannot be empty");
-	if (r == 0 && (c->pat = rules_arena_alloc(p->arena,
-	    c->npat * sizeof(*c->pat))) == NULL)
+	if (r == 0 && ((c->pat = rules_arena_alloc(p->arena,
+	    c->npat * sizeof(*c->pat))) == NULL ||
+	    (c->pat_pos = (const struct rules_pos *const *)
+	    rules_vec_copy(&acc.pos, p->arena)) == NULL))
 		r = rules_fail(&p->lx, &at, "out of memory");
 	for (size_t i = 0; r == 0 && i < c->npat; i++)
-		((struct rules_elem *)c->pat)[i] = *(struct rules_elem *)elems.v[i];
-	rules_vec_free(&elems);
+		((struct rules_elem *)c->pat)[i] = *(struct rules_elem *)acc.elems.v[i];
+	rules_vec_free(&acc.elems);
+	rules_vec_free(&acc.pos);
 	return r;
 }
 
@@ -139,6 +152,9 @@ prefix_decision(struct rules_parser *p, struct rules_call *c)
 	if (rules_decision_parse(s, &c->decision) != 0)
 		return rules_builtin_unknown(p, &at, "decision", s, decisions,
 		    sizeof(decisions) / sizeof(decisions[0]));
+	c->has_decision = true;
+	c->decision_word = s;
+	c->decision_pos = at;
 	return 0;
 }
 
@@ -166,6 +182,22 @@ prefix_exact(struct rules_parser *p, struct rules_call *c)
 		return rules_fail(&p->lx, &p->tok.pos, "exact: expected True or False, got %s",
 		    rules_tok_describe(p->tok.kind));
 	return rules_advance(p);
+}
+
+/* argv0 = ["NAME", ...]: names (or paths) argv[0] may be written as. */
+static int
+prefix_argv0(struct rules_parser *p, struct rules_call *c)
+{
+	struct rules_pos at = p->tok.pos, *pos;
+
+	if (rules_parse_strings(p, "argv0", &c->argv0, &c->nargv0, &pos) != 0)
+		return -1;
+	for (size_t i = 0; i < c->nargv0; i++)
+		if (c->argv0[i][0] == '\0')
+			return rules_fail(&p->lx, &pos[i], "argv0: a name cannot be empty");
+	if (c->nargv0 == 0)
+		return rules_fail(&p->lx, &at, "argv0: expected at least one name");
+	return 0;
 }
 
 static int
@@ -299,13 +331,20 @@ prefix_finish(struct rules_parser *p, struct rules_call *c)
 	if (c->pat == NULL)
 		return rules_fail(&p->lx, &c->pos,
 		    "prefix_rule: missing argument pattern");
+	/* no decision: Codex's default (allow) in Codex's files, else prompt */
+	if (!c->has_decision)
+		c->decision = p->ld->r->codex ? RULES_ESCALATE : RULES_PROMPT;
+	if (rules_profile_check_rule(p, c) != 0)
+		return -1;
+	rules_lint_call(p, c);
 	if ((rule = rules_arena_alloc(p->arena, sizeof(*rule))) == NULL ||
 	    (source = rules_arena_alloc(p->arena, len)) == NULL)
 		return rules_fail(&p->lx, &c->pos, "out of memory");
 	snprintf(source, len, "%s:%d", p->lx.name, c->pos.line);
 	*rule = (struct rules_rule){ .pat = c->pat, .npat = c->npat,
 	    .decision = c->decision, .target = c->target, .exact = c->exact,
-	    .justification = c->justification, .source = source };
+	    .justification = c->justification, .argv0 = c->argv0, .nargv0 = c->nargv0,
+	    .profile = c->profile, .source = source };
 	if (rules_load_add_rule(p->ld, rule) != 0)
 		return rules_fail(&p->lx, &c->pos, "out of memory");
 	for (size_t i = 0; i < c->examples.n; i++) {
@@ -342,7 +381,7 @@ host_paths(struct rules_parser *p, struct rules_call *c)
 	c->has_paths = true;
 	v = (const char **)c->paths;
 	for (size_t i = 0; i < c->npaths; i++)
-		if (builtin_path(p, &v[i], &c->path_pos[i],
+		if (rules_builtin_path(p, &v[i], &c->path_pos[i],
 		    "host_executable") != 0)
 			return -1;
 	return 0;
@@ -376,6 +415,8 @@ static const struct rules_param prefix_params[] = {
 	{ "justification", true, rules_parse_justification },
 	{ "target", false, prefix_target },
 	{ "exact", false, prefix_exact },
+	{ "argv0", false, prefix_argv0 },
+	{ "profile", false, rules_parse_profile },
 };
 
 static const struct rules_param host_params[] = {
@@ -390,6 +431,8 @@ static const struct rules_builtin builtins[] = {
 	    sizeof(host_params) / sizeof(host_params[0]), host_finish },
 	{ "network_rule", rules_network_params, RULES_NETWORK_NPARAMS,
 	    rules_network_finish },
+	{ "sandbox_profile", rules_profile_params, RULES_PROFILE_NPARAMS,
+	    rules_profile_finish },
 };
 
 const struct rules_builtin *
@@ -409,7 +452,7 @@ rules_call_new(const struct rules_builtin *b, const struct rules_pos *pos)
 
 	if (c != NULL) {
 		c->pos = *pos;
-		c->decision = RULES_ESCALATE;	/* Codex's default, "allow" */
+		c->decision = RULES_PROMPT;	/* prefix_finish decides */
 	}
 	return c;
 }

@@ -7,10 +7,13 @@
  */
 #include "config.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "path.h"
 #include "rules-int.h"
 
 void
@@ -20,6 +23,13 @@ rules_set_report(struct rules *r, rules_report_fn *fn, void *arg)
 		return;
 	r->report = fn;
 	r->report_arg = arg;
+}
+
+void
+rules_set_codex(struct rules *r, bool codex)
+{
+	if (r != NULL)
+		r->codex = codex;
 }
 
 void
@@ -142,7 +152,18 @@ diag_distance(const char *a, size_t la, const char *b)
 	return d[la][lb];
 }
 
-/* A typo: at most two edits, and fewer than a third of the word. */
+/*
+ * A typo: at most two edits, and no more than a third of the longer of
+ * the two words ("matches" is "match", "gti" is not "git" and "ls").
+ */
+static bool
+diag_close(size_t d, size_t len, const char *cand)
+{
+	size_t longer = strlen(cand) > len ? strlen(cand) : len;
+
+	return d > 0 && d <= 2 && d * 3 <= longer;
+}
+
 const char *
 rules_suggest(const char *word, size_t len, const char *const *cands,
     size_t n)
@@ -155,7 +176,7 @@ rules_suggest(const char *word, size_t len, const char *const *cands,
 			bestd = d;
 			best = cands[i];
 		}
-	if (best == NULL || bestd == 0 || bestd > 2 || bestd * 3 > strlen(best))
+	if (best == NULL || !diag_close(bestd, len, best))
 		return NULL;
 	return best;
 }
@@ -169,5 +190,42 @@ rules_did_you_mean(char *buf, size_t size, const char *word, size_t len,
 	if (s == NULL)
 		return "";
 	snprintf(buf, size, " (did you mean '%s'?)", s);
+	return buf;
+}
+
+/* The closest name to name among the entries of dir, into best. */
+static void
+diag_suggest_dir(const char *dir, const char *name, char *best, size_t size,
+    size_t *bestd)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t dist;
+
+	while (d != NULL && (de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.' &&
+		    (dist = diag_distance(name, strlen(name), de->d_name)) < *bestd &&
+		    diag_close(dist, strlen(name), de->d_name)) {
+			*bestd = dist;
+			snprintf(best, size, "%s", de->d_name);
+		}
+	if (d != NULL)
+		closedir(d);
+}
+
+const char *
+rules_did_you_mean_program(char *buf, size_t size, const char *name,
+    const char *dirs)
+{
+	char dir[PATH_MAX], best[NAME_MAX + 1] = "";
+	size_t bestd = (size_t)-1;
+	struct path_iter it;
+
+	path_iter_init(&it, dirs, NULL, PATH_ABSOLUTE);
+	while (dirs != NULL && path_next(&it, dir, sizeof(dir)))
+		diag_suggest_dir(dir, name, best, sizeof(best), &bestd);
+	if (best[0] == '\0')
+		return "";
+	snprintf(buf, size, " (did you mean '%s'?)", best);
 	return buf;
 }

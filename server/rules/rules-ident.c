@@ -16,7 +16,8 @@
  *
  * Deciding on a file then asks for its inode and its real path, and
  * considers the rules of each path and name found.  The table is built
- * aside and swapped in whole, so a failed build leaves the set as it was.
+ * aside and swapped in whole, so a failed build leaves the set as it was;
+ * so is rules-flags.c's list of rules with short options, at the same time.
  */
 #include "config.h"
 
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "path.h"
 #include "rules-int.h"
 
 static const struct rules_key ident_ns_path, ident_ns_inode, ident_ns_real;
@@ -55,6 +57,7 @@ void
 rules_ident_free(struct rules *r)
 {
 	rules_table_free(&r->ident, ident_free_alias);
+	rules_flags_free(&r->flagged);
 }
 
 int
@@ -133,24 +136,17 @@ ident_path(struct rules_table *t, const char *path, const char *head)
 	return ident_add(t, head, &st, a->real);
 }
 
-/* A program name, in each directory of path. */
+/* A program name, in each absolute directory of path. */
 static int
 ident_name(struct rules_table *t, const char *dirs, const char *name)
 {
 	char file[PATH_MAX];
-	const char *p = dirs, *end;
+	struct path_iter it;
 
-	for (; p != NULL && *p != '\0'; p = *end ? end + 1 : end) {
-		size_t len;
-
-		end = strchrnul(p, ':');
-		len = (size_t)(end - p);
-		if (len == 0 || p[0] != '/' || len + 2 + strlen(name) > sizeof(file))
-			continue;
-		snprintf(file, sizeof(file), "%.*s/%s", (int)len, p, name);
+	path_iter_init(&it, dirs, name, PATH_ABSOLUTE);
+	while (path_next(&it, file, sizeof(file)))
 		if (ident_path(t, file, name) != 0)
 			return -1;
-	}
 	return 0;
 }
 
@@ -193,15 +189,18 @@ ident_hosts(const struct rules *r, struct rules_table *t)
 int
 rules_ident_rebuild(struct rules *r)
 {
-	struct rules_table t = { 0 };
+	struct rules_table t = { 0 }, flagged = { 0 };
 
-	if (ident_heads(r, &t) != 0 || ident_hosts(r, &t) != 0) {
+	if (ident_heads(r, &t) != 0 || ident_hosts(r, &t) != 0 ||
+	    rules_flags_build(r, &flagged) != 0) {
 		rules_table_free(&t, ident_free_alias);
+		rules_flags_free(&flagged);
 		errno = ENOMEM;
 		return -1;
 	}
 	rules_ident_free(r);
 	r->ident = t;
+	r->flagged = flagged;
 	return 0;
 }
 
@@ -238,4 +237,13 @@ rules_ident_heads(const struct rules *r, const struct rules_file *f,
 		ident_inode_key(key, sizeof(key), f->dev, f->ino);
 		ident_each(ident_get(t, &ident_ns_inode, key, false), fn, arg);
 	}
+}
+
+const char *
+rules_ident_known(const struct rules *r, const char *path)
+{
+	const struct rules_alias *a;
+
+	a = ident_get((struct rules_table *)&r->ident, &ident_ns_path, path, false);
+	return a != NULL && a->known ? a->key.a : NULL;
 }

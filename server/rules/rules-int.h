@@ -128,6 +128,10 @@ struct rules_rule {
 	unsigned target;		/* RULES_TARGET_* mask; 0: any target */
 	bool exact;			/* exact=True: no arguments past the pattern */
 	const char *justification;	/* NULL: none */
+	const char *const *argv0;	/* argv0 = [...]: the caller's argv[0]s it
+					 * matches (and an escalation keeps), or NULL */
+	size_t nargv0;
+	const struct rules_profile *profile; /* profile = "NAME", or NULL */
 	const char *source;		/* "FILE:LINE" */
 	size_t seq;			/* load order, breaks ties */
 	size_t depth;			/* elements the index holds it by */
@@ -168,10 +172,13 @@ struct rules {
 	struct rules_table index;	/* rules_node */
 	struct rules_table hosts;	/* name -> rules_hostent */
 	struct rules_table ident;	/* rules_alias (rules-ident.c) */
+	struct rules_table flagged;	/* rules-flags.c's, by program head */
 	char *path;			/* rules_set_path's directories */
 	size_t nrules;
+	struct rules_vec profiles;	/* rules_profile_def (rules-profile.c) */
 	rules_report_fn *report;	/* rules_set_report */
 	void *report_arg;
+	bool codex;			/* rules_set_codex */
 };
 
 /* A table entry of size bytes followed by its own copy of a (malloc'd). */
@@ -187,6 +194,8 @@ void rules_ident_free(struct rules *r);
 /* Is f the file path names (the same path, real path or inode)? */
 bool rules_ident_same(const struct rules *r, const char *path,
     const struct rules_file *f);
+/* path as looked up at load (r's copy), if it was a file then; or NULL. */
+const char *rules_ident_known(const struct rules *r, const char *path);
 /* Call fn with every program path or name that was f's file at load. */
 void rules_ident_heads(const struct rules *r, const struct rules_file *f,
     void (*fn)(void *arg, const char *head), void *arg);
@@ -200,9 +209,51 @@ int rules_rank(const struct rules_rule *rule);
 bool rules_first_filing(const struct rules_node *n,
     const struct rules_rule *rule);
 
+/* Do pattern elements from on match args (argv[1..]) from from - 1 on? */
+bool rules_match_args(const struct rules_rule *rule, size_t from,
+    const char *const *args, size_t nargs);
+/* May rules written for name match f?  Not when a host_executable for
+ * name lists paths and f is none of them. */
+bool rules_host_allows(const struct rules *r, const char *name,
+    const struct rules_file *f);
+/* Does a rule's program head name f by its path or file name (not by
+ * what f was at load: rules_ident_heads)? */
+bool rules_head_matches(const struct rules *r, const char *head,
+    const struct rules_file *f);
+/* The program name a head stands for, whose options before a subcommand
+ * rules-global.c may know; NULL for the wildcard. */
+const char *rules_head_name(const char *head);
+
 /* Does rule match [program, args...]?  The target is not looked at. */
 bool rules_rule_matches(const struct rules *r, const struct rules_rule *rule,
     const char *program, const char *const *args, size_t nargs);
+
+/* --- rules-global.c: options before a subcommand ----------------------- */
+
+/* Does the program called name have options before its subcommand that
+ * rules-global.c knows? */
+bool rules_global_known(const char *name);
+/* Call fn with every index start > 0 of args where, past the program
+ * name's leading options, its subcommand may start (more than one where
+ * an option is not known to take a value or not).  Nothing for a name it
+ * does not know. */
+void rules_global_each(const char *name, const char *const *args,
+    size_t nargs, void (*fn)(void *arg, size_t start), void *arg);
+
+/* --- rules-flags.c: short options however spelled --------------------- */
+
+/* Does prompt or deny rule match args (argv[1..]), its elements of short
+ * options matched by the options set from there on (rules-flags.c)?
+ * name: the program's name, for its long options (NULL: none). */
+bool rules_flags_match(const struct rules_rule *rule, const char *name,
+    const char *const *args, size_t nargs);
+/* The prompt and deny rules with an element of short options, by program
+ * head, into t (empty); 0 or -1 (ENOMEM).  Built by rules_ident_rebuild. */
+int rules_flags_build(const struct rules *r, struct rules_table *t);
+void rules_flags_free(struct rules_table *t);
+/* fn for each rule of r->flagged filed by head. */
+void rules_flags_each(const struct rules *r, const char *head,
+    void (*fn)(void *arg, const struct rules_rule *rule), void *arg);
 
 /* --- rules-load.c: one load in progress, undone on error ---------------- */
 
@@ -223,6 +274,8 @@ struct rules_load {
 	struct rules_vec rules;		/* rules_rule added by this load */
 	struct rules_vec hosts;		/* rules_host defined by this load */
 	struct rules_vec examples;	/* rules_example */
+	size_t nsuggest;		/* programs "did you mean" was sought for */
+	size_t nprofiles;		/* r->profiles.n before the load */
 };
 
 int rules_load_add_rule(struct rules_load *ld, struct rules_rule *rule);
@@ -343,11 +396,16 @@ struct rules_call {
 	struct rules_pos pos;		/* the function's name */
 	/* prefix_rule */
 	const struct rules_elem *pat;
+	const struct rules_pos *const *pat_pos;	/* [npat][nalt]: each alternative */
 	size_t npat;
 	enum rules_decision decision;
+	const char *decision_word;	/* as written ("allow"), or NULL */
+	struct rules_pos decision_pos;
 	unsigned target;
 	bool exact;			/* exact=True */
 	const char *justification;
+	const char *const *argv0;	/* argv0 = [...] */
+	size_t nargv0;
 	struct rules_vec examples;	/* rules_example, rule not set yet */
 	/* host_executable */
 	const char *name;
@@ -356,9 +414,18 @@ struct rules_call {
 	size_t npaths;
 	bool has_paths;
 	struct rules_pos *path_pos;
+	const struct rules_profile *profile;	/* prefix_rule's profile = */
+	struct rules_pos profile_pos;
+	/* sandbox_profile (name, name_pos as host_executable's) */
+	const char *const *writable;
+	size_t nwritable;
+	struct rules_pos *writable_pos;
+	const char *const *sockets;
+	size_t nsockets;
+	bool network, has_network;
 	/* network_rule */
 	const char *protocol;
-	bool has_decision;
+	bool has_decision;		/* prefix_rule and network_rule: given */
 };
 
 
@@ -380,11 +447,32 @@ struct rules_builtin {
 int rules_builtin_unknown(struct rules_parser *p, const struct rules_pos *at,
     const char *what, const char *s, const char *const *known, size_t n);
 int rules_parse_justification(struct rules_parser *p, struct rules_call *c);
+/* An absolute path ("~/" expanded, cleaned) in *s, or -1 (what: in the
+ * message). */
+int rules_builtin_path(struct rules_parser *p, const char **s,
+    const struct rules_pos *pos, const char *what);
 
 /* rules-network.c: network_rule()'s parameters, and its end (a warning). */
 #define RULES_NETWORK_NPARAMS	4
 extern const struct rules_param rules_network_params[RULES_NETWORK_NPARAMS];
 int rules_network_finish(struct rules_parser *p, struct rules_call *c);
+
+/* rules-profile.c: sandbox_profile()'s parameters and end, and
+ * prefix_rule's profile = "NAME". */
+#define RULES_PROFILE_NPARAMS	4
+extern const struct rules_param rules_profile_params[RULES_PROFILE_NPARAMS];
+int rules_profile_finish(struct rules_parser *p, struct rules_call *c);
+int rules_parse_profile(struct rules_parser *p, struct rules_call *c);
+/* prefix_rule's profile = is for rules that escalate or prompt: 0 or -1. */
+int rules_profile_check_rule(struct rules_parser *p, const struct rules_call *c);
+/* A sandbox_profile() as kept in the set. */
+struct rules_profile_def {
+	struct rules_profile pub;
+	char file[256];
+	int line, column;
+};
+/* Warn of profiles no rule uses (rules_lint's part); how many. */
+size_t rules_profile_lint(const struct rules *r);
 
 /* The builtin called name (length len), or NULL. */
 const struct rules_builtin *rules_builtin_find(const char *name, size_t len);
@@ -415,6 +503,19 @@ const char *rules_suggest(const char *word, size_t len,
 /* " (did you mean 'X'?)" for word among cands, or "", in buf. */
 const char *rules_did_you_mean(char *buf, size_t size, const char *word,
     size_t len, const char *const *cands, size_t n);
+/* " (did you mean 'X'?)" for a program name among the files of the
+ * absolute directories of dirs, or "", in buf. */
+const char *rules_did_you_mean_program(char *buf, size_t size,
+    const char *name, const char *dirs);
+
+/* --- rules-lint.c: warnings about one rule, and about examples -------- */
+
+/* Warn of what in c (a prefix_rule about to be added) is likely not what
+ * its author meant (shellesc-rules(5), LINT).  Nothing fails. */
+void rules_lint_call(struct rules_parser *p, const struct rules_call *c);
+/* Warn when ex, whose program is a name, would go the other way for the
+ * file that name is in the set's PATH (after the set's ident rebuild). */
+void rules_lint_example(struct rules_parser *p, const struct rules_example *ex);
 
 /* --- rules-split.c: words, paths, bytes -------------------------------- */
 
@@ -426,7 +527,5 @@ int rules_split(struct rules_arena *a, const char *s, struct rules_vec *words,
  * is unset or relative (*why set) or out of memory (*why NULL). */
 char *rules_path_expand(struct rules_arena *a, const char *path,
     const char **why);
-/* Length of the valid UTF-8 sequence at s (n bytes available), 0 if none. */
-size_t rules_utf8_len(const unsigned char *s, size_t n);
 
 #endif /* SHELLESC_RULES_INT_H */

@@ -34,6 +34,26 @@ lint_elem_covers(const struct rules_elem *s, const struct rules_elem *r)
 	return true;
 }
 
+/* s's argv0 = [...] (none: any) has every argv[0] r's has. */
+static bool
+lint_argv0_covers(const struct rules_rule *s, const struct rules_rule *r)
+{
+	bool found;
+
+	if (s->nargv0 == 0)
+		return true;
+	if (r->nargv0 == 0)
+		return false;
+	for (size_t i = 0; i < r->nargv0; i++) {
+		found = false;
+		for (size_t k = 0; k < s->nargv0 && !found; k++)
+			found = strcmp(s->argv0[k], r->argv0[i]) == 0;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
 static bool
 lint_covers(const struct rules_rule *s, const struct rules_rule *r)
 {
@@ -45,6 +65,8 @@ lint_covers(const struct rules_rule *s, const struct rules_rule *r)
 	for (size_t i = 1; i < s->npat; i++)
 		if (!lint_elem_covers(&s->pat[i], &r->pat[i]))
 			return false;
+	if (!lint_argv0_covers(s, r))
+		return false;
 	return s->target == 0 || (r->target != 0 && (r->target & ~s->target) == 0);
 }
 
@@ -120,6 +142,11 @@ lint_report(const struct rules *r, const struct rules_rule *rule,
 	if (lint_same(s, rule))
 		snprintf(e.msg, sizeof(e.msg), "this rule repeats the rule at "
 		    "%s: it never decides", s->source);
+	else if (s->decision == RULES_RUN && rule->decision == RULES_ESCALATE)
+		snprintf(e.msg, sizeof(e.msg), "this rule never escalates: the "
+		    "rule at %s (run) matches every command it matches, and run "
+		    "wins over escalate; narrow that rule (more elements, or "
+		    "exact = True) so it leaves these commands out", s->source);
 	else
 		snprintf(e.msg, sizeof(e.msg), "this rule never decides: the "
 		    "rule at %s (%s) matches every command it matches and wins "
@@ -189,7 +216,7 @@ rules_lint(const struct rules *r)
 		qsort(l.v, l.n, sizeof(*l.v), lint_cmp);
 	for (size_t i = 0; i < l.n; i++)
 		lint_report(r, l.v[i].rule, l.v[i].by);
-	n = l.n;
+	n = l.n + rules_profile_lint(r);
 	free(l.v);
 	return n;
 }

@@ -48,6 +48,7 @@ rules_free(struct rules *r)
 	rules_table_free(&r->index, rules_free_node);
 	rules_table_free(&r->hosts, rules_free_hostent);
 	rules_ident_free(r);
+	rules_vec_free(&r->profiles);
 	free(r->path);
 	rules_arena_free(&r->arena);
 	free(r);
@@ -182,6 +183,7 @@ load_undo(struct rules_load *ld)
 
 		def->ent->def = def->prev;
 	}
+	ld->r->profiles.n = ld->nprofiles;
 	for (size_t i = 0; i < ld->rules.n; i++)
 		index_walk(ld->r, ld->rules.v[i], NULL, 0, false, index_pop);
 	rules_arena_rewind(&ld->r->arena, &ld->mark);
@@ -254,6 +256,7 @@ rules_load_text(struct rules *r, const char *name, const char *text,
 		return rules_fail_plain(err, name, EINVAL, "invalid argument");
 	memset(err, 0, sizeof(*err));
 	ld.first_seq = r->nrules;
+	ld.nprofiles = r->profiles.n;
 	p.arena = &r->arena;
 	rules_arena_mark(&r->arena, &ld.mark);
 	rules_lex_init(&p.lx, name, text ? text : "", len, err);
@@ -264,6 +267,8 @@ rules_load_text(struct rules *r, const char *name, const char *text,
 	/* the set's paths and names are looked up with this file's in */
 	if (ret == 0 && rules_ident_rebuild(r) != 0)
 		ret = rules_fail_plain(err, name, ENOMEM, "out of memory");
+	for (size_t i = 0; ret == 0 && i < ld.examples.n; i++)
+		rules_lint_example(&p, ld.examples.v[i]);
 	if (ret == 0)
 		r->nrules += ld.rules.n;
 	else

@@ -12,7 +12,11 @@
  * Unlike Codex, which looks at name rules only when no exact-path rule
  * matched, every matching rule counts and the strictest wins: a deny
  * written for "git" cannot be stepped around by an allow written for
- * "/usr/bin/git".
+ * "/usr/bin/git".  For the same reason a prompt or deny rule is also
+ * looked for where the subcommand starts past options written before it
+ * ("git -C dir push", rules-global.c), and with its short options
+ * spelled otherwise ("rm -r -f" for "-rf", rules-flags.c); run and
+ * escalate rules stay exact.
  */
 #include "config.h"
 
@@ -63,8 +67,7 @@ rules_elem_has(const struct rules_elem *e, const char *s)
 	return false;
 }
 
-/* Do pattern elements from on match args (argv[1..]) from from - 1 on? */
-static bool
+bool
 rules_match_args(const struct rules_rule *rule, size_t from,
     const char *const *args, size_t nargs)
 {
@@ -76,9 +79,7 @@ rules_match_args(const struct rules_rule *rule, size_t from,
 	return true;
 }
 
-/* May rules written for name match f?  Not when a host_executable for
- * name lists paths and f is none of them. */
-static bool
+bool
 rules_host_allows(const struct rules *r, const char *name, const struct rules_file *f)
 {
 	const struct rules_hostent *e;
@@ -104,7 +105,7 @@ rules_host_excludes(const struct rules *r, const struct rules_file *f)
 }
 
 /* A program without '/' is a bare name (an example): it matches names. */
-static bool
+bool
 rules_head_matches(const struct rules *r, const char *head,
     const struct rules_file *f)
 {
@@ -117,15 +118,54 @@ rules_head_matches(const struct rules *r, const char *head,
 	return strcmp(head, slash + 1) == 0 && rules_host_allows(r, head, f);
 }
 
+const char *
+rules_head_name(const char *head)
+{
+	const char *slash = strrchr(head, '/');
+
+	if (strcmp(head, RULES_WILDCARD) == 0)
+		return NULL;
+	return slash != NULL ? slash + 1 : head;
+}
+
+/* A prompt or deny rule also matches past the options before the
+ * subcommand (rules-global.c): rules_rule_matches's part of it. */
+struct rules_after {
+	const struct rules_rule *rule;
+	const char *name;
+	const char *const *args;
+	size_t nargs;
+	bool matched;
+};
+
+static void
+rules_rule_after(void *arg, size_t start)
+{
+	struct rules_after *a = arg;
+
+	if (rules_match_args(a->rule, 1, a->args + start, a->nargs - start) ||
+	    rules_flags_match(a->rule, a->name, a->args + start, a->nargs - start))
+		a->matched = true;
+}
+
 bool
 rules_rule_matches(const struct rules *r, const struct rules_rule *rule,
     const char *program, const char *const *args, size_t nargs)
 {
 	struct rules_file f = { .path = program };
+	const char *name = rules_head_name(program);
+	struct rules_after a = { .rule = rule, .name = name, .args = args,
+	    .nargs = nargs };
 
 	for (size_t i = 0; i < rule->pat[0].nalt; i++)
-		if (rules_head_matches(r, rule->pat[0].alt[i], &f))
-			return rules_match_args(rule, 1, args, nargs);
+		if (rules_head_matches(r, rule->pat[0].alt[i], &f)) {
+			if (rules_match_args(rule, 1, args, nargs) ||
+			    rules_flags_match(rule, name, args, nargs))
+				return true;
+			if (rule->decision >= RULES_PROMPT && name != NULL)
+				rules_global_each(name, args, nargs, rules_rule_after, &a);
+			return a.matched;
+		}
 	return false;
 }
 
@@ -143,6 +183,8 @@ struct rules_decide {
 	void *arg;
 	const char *head;		/* the head being walked */
 	size_t argi;			/* argv index of args[0] */
+	bool strict_only;		/* past global options: prompt and deny */
+	bool respelled;			/* short options matched by rules-flags.c */
 	struct rules_vec seen;
 };
 
@@ -151,8 +193,10 @@ static void
 rules_tell(struct rules_decide *d, const struct rules_rule *rule, bool by_path)
 {
 	struct rules_hit h = { .source = rule->source, .decision = rule->decision,
-	    .justification = rule->justification, .head = d->head,
-	    .nprefix = rule->npat, .argi = d->argi, .by_path = by_path };
+	    .justification = rule->justification, .profile = rule->profile,
+	    .head = d->head,
+	    .nprefix = d->respelled ? 1 : rule->npat, .argi = d->argi,
+	    .by_path = by_path, .options = d->strict_only || d->respelled };
 
 	for (size_t i = 0; i < d->seen.n; i++)
 		if (d->seen.v[i] == rule)
@@ -191,16 +235,64 @@ rules_better(const struct rules_decide *d, const struct rules_rule *rule,
 	return rule->seq < d->best->seq;
 }
 
+static void rules_take(struct rules_decide *d, const struct rules_rule *rule,
+    bool by_path);
+
+/* A rule's argv0 = [...] lists the caller's argv[0], as written or by its
+ * basename; a rule without one matches any. */
+static bool
+rules_argv0_ok(const struct rules_rule *rule, const struct rules_file *f)
+{
+	const char *base;
+
+	if (rule->nargv0 == 0)
+		return true;
+	if (f->argv0 == NULL)
+		return false;
+	base = strrchr(f->argv0, '/') ? strrchr(f->argv0, '/') + 1 : f->argv0;
+	for (size_t i = 0; i < rule->nargv0; i++)
+		if (strcmp(rule->argv0[i], f->argv0) == 0 || strcmp(rule->argv0[i], base) == 0)
+			return true;
+	return false;
+}
+
 /* A rule met in the index: its first depth elements matched already. */
 static void
 rules_consider(struct rules_decide *d, const struct rules_rule *rule, bool by_path)
 {
-	int rank;
 
-	if (rule->target != 0 && (rule->target & d->f->flags) == 0)
+	if ((rule->target != 0 && (rule->target & d->f->flags) == 0) ||
+	    !rules_argv0_ok(rule, d->f))
+		return;
+	if (d->strict_only && rule->decision < RULES_PROMPT)
 		return;
 	if (!rules_match_args(rule, rule->depth, d->args, d->nargs))
 		return;
+	rules_take(d, rule, by_path);
+}
+
+/* A rule with short options (rules-flags.c) of the head being walked. */
+static void
+rules_consider_flags(void *arg, const struct rules_rule *rule)
+{
+	struct rules_decide *d = arg;
+
+	if ((rule->target != 0 && (rule->target & d->f->flags) == 0) ||
+	    !rules_argv0_ok(rule, d->f))
+		return;
+	if (rules_flags_match(rule, rules_head_name(d->head), d->args, d->nargs)) {
+		d->respelled = true;
+		rules_take(d, rule, d->head[0] == '/');
+		d->respelled = false;
+	}
+}
+
+/* rule matches: is it the best so far? */
+static void
+rules_take(struct rules_decide *d, const struct rules_rule *rule, bool by_path)
+{
+	int rank;
+
 	if (d->each != NULL)
 		rules_tell(d, rule, by_path);
 	rank = rules_rank(rule);
@@ -213,7 +305,7 @@ rules_consider(struct rules_decide *d, const struct rules_rule *rule, bool by_pa
 
 /* Walk down from the node for head along the arguments. */
 static void
-rules_consider_head(struct rules_decide *d, const char *head)
+rules_walk(struct rules_decide *d, const char *head)
 {
 	const struct rules_node *n;
 	bool by_path = head[0] == '/';
@@ -226,6 +318,47 @@ rules_consider_head(struct rules_decide *d, const char *head)
 		n = i >= d->nargs ? NULL : (const struct rules_node *)
 		    rules_table_get(&d->r->index, &n->key, d->args[i]);
 	}
+	rules_flags_each(d->r, head, rules_consider_flags, d);
+}
+
+/* The arguments a head's walk started from, for walking again past the
+ * options before the subcommand. */
+struct rules_walk_from {
+	struct rules_decide *d;
+	const char *head;
+	const char *const *args;
+	size_t nargs, argi;
+};
+
+static void
+rules_walk_after(void *arg, size_t start)
+{
+	struct rules_walk_from *w = arg;
+
+	w->d->args = w->args + start;
+	w->d->nargs = w->nargs - start;
+	w->d->argi = w->argi + start;
+	rules_walk(w->d, w->head);
+}
+
+/* The head's rules; and its prompt and deny rules again from wherever
+ * the subcommand may start past options written before it. */
+static void
+rules_consider_head(struct rules_decide *d, const char *head)
+{
+	struct rules_walk_from w = { .d = d, .head = head, .args = d->args,
+	    .nargs = d->nargs, .argi = d->argi };
+	const char *name = rules_head_name(head);
+
+	rules_walk(d, head);
+	if (name == NULL || d->nargs < 2 || !rules_global_known(name))
+		return;
+	d->strict_only = true;
+	rules_global_each(name, w.args, w.nargs, rules_walk_after, &w);
+	d->strict_only = false;
+	d->args = w.args;
+	d->nargs = w.nargs;
+	d->argi = w.argi;
 }
 
 /* A path or name that was the file at load. */
@@ -275,6 +408,26 @@ rules_args(struct rules_decide *d, char *const *argv, size_t i)
 		d->nargs++;
 }
 
+/* The programs of a script's #! chain, each as itself with its argv. */
+static void
+rules_consider_chain(struct rules_decide *d)
+{
+	const struct rules_file *f = d->f;
+
+	for (size_t i = 0; i < f->nchain && i < RULES_CHAIN_MAX; i++) {
+		const struct rules_link *l = &f->chain[i];
+		struct rules_file lf = { .path = l->path, .known = l->known, .dev = l->dev,
+		    .ino = l->ino };
+
+		if (l->path == NULL || l->path[0] != '/' || l->argv == NULL)
+			continue;
+		d->f = &lf;
+		rules_args(d, l->argv, 1);
+		rules_consider_program(d);
+		d->f = f;
+	}
+}
+
 static void
 rules_decide_walk(struct rules_decide *d, const struct rules *r,
     const struct rules_file *f, char *const *argv)
@@ -288,6 +441,7 @@ rules_decide_walk(struct rules_decide *d, const struct rules *r,
 			if (d->args != NULL)
 				rules_consider_head(d, f->applet);
 		}
+		rules_consider_chain(d);
 	}
 }
 
@@ -303,6 +457,8 @@ rules_decide_file(const struct rules *r, const struct rules_file *f,
 		m->justification = d.best ? d.best->justification : NULL;
 		m->source = d.best ? d.best->source : NULL;
 		m->by_path = d.best != NULL && d.best_by_path;
+		m->argv0 = d.best != NULL && d.best->nargv0 > 0;
+		m->profile = d.best ? d.best->profile : NULL;
 	}
 	return d.best ? d.best->decision : RULES_NONE;
 }

@@ -268,11 +268,12 @@ parse_unknown_function(struct rules_parser *p, const struct rules_pos *pos)
 {
 	static const char *const names[] = {
 		"prefix_rule", "host_executable", "network_rule",
+		"sandbox_profile",
 	};
 	char dym[64];
 
 	return rules_fail(&p->lx, pos, "unknown function '%.*s'%s (expected "
-	    "prefix_rule, host_executable or network_rule)", (int)p->tok.len,
+	    "prefix_rule, host_executable, network_rule or sandbox_profile)", (int)p->tok.len,
 	    p->tok.str, rules_did_you_mean(dym, sizeof(dym), p->tok.str,
 	    p->tok.len, names, sizeof(names) / sizeof(names[0])));
 }

@@ -1,6 +1,6 @@
 /*
- * rules-split.c: splitting an example string into words, cleaning paths,
- * and recognising UTF-8.
+ * rules-split.c: splitting an example string into words, and expanding a
+ * leading "~/" in a rules file's path (rules_path_expand).
  *
  * The splitter follows the POSIX shell's quoting for one simple command
  * (as Codex's shlex does): blanks separate words; '...' keeps everything;
@@ -139,34 +139,4 @@ rules_path_expand(struct rules_arena *a, const char *path, const char **why)
 	memcpy(out, home, hl);
 	memcpy(out + hl, path + 1, pl);	/* "/..." and its NUL */
 	return out;
-}
-
-size_t
-rules_utf8_len(const unsigned char *s, size_t n)
-{
-	static const struct {
-		unsigned char mask, lead;
-		size_t len;
-		uint32_t min;
-	} forms[] = {
-		{ 0x80, 0x00, 1, 0 }, { 0xe0, 0xc0, 2, 0x80 },
-		{ 0xf0, 0xe0, 3, 0x800 }, { 0xf8, 0xf0, 4, 0x10000 },
-	};
-	uint32_t cp;
-	size_t k;
-
-	for (k = 0; k < 4 && n > 0; k++)
-		if ((s[0] & forms[k].mask) == forms[k].lead)
-			break;
-	if (n == 0 || k == 4 || n < forms[k].len)
-		return 0;
-	cp = s[0] & (unsigned char)~forms[k].mask;
-	for (size_t i = 1; i < forms[k].len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < forms[k].min || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
-		return 0;
-	return forms[k].len;
 }

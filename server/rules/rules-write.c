@@ -11,7 +11,8 @@
  *
  * The file is replaced, never edited: the old content and the new line go
  * to a temporary file in the same directory, which is fsync'd and renamed
- * over the old one, then the directory is fsync'd.  A crash leaves the old
+ * over the old one, then the directory is fsync'd.  Several rules
+ * (rules_append_rules) go in one such replacement.  A crash leaves the old
  * file or the new one (and at worst a stray temporary).  Appenders are
  * serialised by an flock on the directory, which survives the rename.
  */
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "path.h"
+#include "utf8.h"
 #include "rules-int.h"
 
 #define RULES_TMP_TRIES		100
@@ -42,7 +44,7 @@ write_char(struct rules_buf *b, const unsigned char *p, size_t n, size_t *used)
 	for (size_t i = 0; esc[i] != '\0'; i += 2)
 		if ((unsigned char)esc[i] == p[0])
 			return rules_buf_add(b, (const char[]){ '\\', esc[i + 1] }, 2);
-	if (p[0] >= 0x20 && p[0] != 0x7f && (*used = rules_utf8_len(p, n)) > 0)
+	if (p[0] >= 0x20 && p[0] != 0x7f && (*used = utf8_len(p, n)) > 0)
 		return rules_buf_add(b, p, *used);
 	*used = 1;
 	snprintf(hex, sizeof(hex), "\\x%02x", p[0]);
@@ -103,7 +105,8 @@ write_free_toks(char **toks)
 }
 
 static char *
-write_format(char *const *toks, size_t n, enum rules_decision d, unsigned flags)
+write_format(char *const *toks, size_t n, enum rules_decision d, unsigned flags,
+    const char *profile)
 {
 	struct rules_buf b = { 0 };
 	int r = rules_buf_add(&b, "prefix_rule(pattern=[", 21);
@@ -120,6 +123,8 @@ write_format(char *const *toks, size_t n, enum rules_decision d, unsigned flags)
 		r = write_quote(&b, rules_decision_name(d));
 	if (r == 0 && (flags & RULES_APPEND_EXACT))
 		r = rules_buf_add(&b, ", exact=True", 12);
+	if (r == 0 && profile != NULL && (r = rules_buf_add(&b, ", profile=", 10)) == 0)
+		r = write_quote(&b, profile);
 	if (r == 0)
 		r = rules_buf_addc(&b, ')');
 	if (r != 0)
@@ -127,18 +132,34 @@ write_format(char *const *toks, size_t n, enum rules_decision d, unsigned flags)
 	return b.p;
 }
 
-/* Does line load back and decide its own command as d?  (EINVAL if not) */
+/*
+ * Does line load back and decide its own command as d, under profile?
+ * (EINVAL if not.)  A profile not built in is defined in the files the
+ * line joins: a stand-in definition lets the line be checked alone.
+ */
 static int
-write_check(const char *line, char *const *toks, enum rules_decision d)
+write_check(const char *line, char *const *toks, enum rules_decision d,
+    const char *profile)
 {
 	struct rules *r = rules_new();
 	struct rules_error err;
+	struct rules_match m;
+	char *text = NULL;
 	bool ok;
 
 	if (r == NULL)
 		return -1;
-	ok = rules_load_text(r, "append", line, strlen(line), &err) == 0 &&
-	    rules_decide(r, toks[0], toks, 0, NULL) == d;
+	if (profile != NULL && rules_profile_find(NULL, profile) == NULL &&
+	    asprintf(&text, "sandbox_profile(name=\"%s\", network=True)\n%s", profile,
+	    line) < 0) {
+		rules_free(r);
+		return -1;
+	}
+	ok = rules_load_text(r, "append", text ? text : line, strlen(text ? text : line),
+	    &err) == 0 && rules_decide(r, toks[0], toks, 0, &m) == d &&
+	    (profile == NULL ? m.profile == NULL : m.profile != NULL &&
+	    strcmp(m.profile->name, profile) == 0);
+	free(text);
 	rules_free(r);
 	return ok ? 0 : rules_errno(EINVAL);
 }
@@ -150,7 +171,7 @@ rules_format_rule(char *const *tokens, size_t n, enum rules_decision d, unsigned
 
 	if (write_prepare(tokens, n, d, &toks) != 0)
 		return NULL;
-	line = write_format(toks, n, d, flags);
+	line = write_format(toks, n, d, flags, NULL);
 	write_free_toks(toks);
 	if (line == NULL)
 		errno = ENOMEM;
@@ -248,28 +269,26 @@ write_tmp_open(const char *real, char **tmp)
 	return fd;
 }
 
-/* Old content, a newline if it lacks one, the line; then fsync. */
+/* Old content, a newline if it lacks one, the new lines; then fsync. */
 static int
-write_contents(int fd, const char *old, size_t len, const char *line)
+write_contents(int fd, const char *old, size_t len, const char *add)
 {
 	int r = write_all(fd, old, len);
 
 	if (r == 0 && len > 0 && old[len - 1] != '\n')
 		r = write_all(fd, "\n", 1);
 	if (r == 0)
-		r = write_all(fd, line, strlen(line));
-	if (r == 0)
-		r = write_all(fd, "\n", 1);
+		r = write_all(fd, add, strlen(add));
 	if (r == 0 && fsync(fd) != 0)
 		r = -1;
 	return r;
 }
 
-/* old plus line in a new file next to real, with old's mode (st) if it
+/* old plus add in a new file next to real, with old's mode (st) if it
  * existed; *tmp names the file, even when writing it failed. */
 static int
 write_tmp(const char *real, const char *old, size_t len,
-    const struct stat *st, const char *line, char **tmp)
+    const struct stat *st, const char *add, char **tmp)
 {
 	int fd, r, e;
 
@@ -277,19 +296,43 @@ write_tmp(const char *real, const char *old, size_t len,
 		return -1;
 	r = st != NULL && fchmod(fd, st->st_mode & 07777) != 0 ? -1 : 0;
 	if (r == 0)
-		r = write_contents(fd, old, len, line);
+		r = write_contents(fd, old, len, add);
 	e = errno;
 	if (close(fd) != 0 && r == 0)
 		return -1;
 	return r == 0 ? 0 : rules_errno(e);
 }
 
-/* With the directory locked: old content plus line, renamed over real. */
+/* The lines[0..n) not in old (nor twice), each with its newline, into a
+ * new string; "" when none is new.  NULL with errno. */
+static char *
+write_new_lines(const char *old, size_t len, char *const *lines, size_t n)
+{
+	struct rules_buf b = { 0 };
+	int r = rules_buf_add(&b, "", 0);
+
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		if (write_has_line(old, len, lines[i]) ||
+		    (b.p != NULL && write_has_line(b.p, strlen(b.p), lines[i])))
+			continue;
+		r = rules_buf_add(&b, lines[i], strlen(lines[i]));
+		if (r == 0)
+			r = rules_buf_addc(&b, '\n');
+	}
+	if (r != 0) {
+		rules_buf_free(&b);
+		return NULL;
+	}
+	return b.p;
+}
+
+/* With the directory locked: old content plus the lines it lacks,
+ * renamed over real. */
 static int
-write_replace(int dfd, const char *real, const char *line)
+write_replace(int dfd, const char *real, char *const *lines, size_t n)
 {
 	struct stat st;
-	char *old = NULL, *tmp = NULL;
+	char *old = NULL, *tmp = NULL, *add = NULL;
 	size_t len = 0;
 	int r, e, exists;
 
@@ -297,9 +340,15 @@ write_replace(int dfd, const char *real, const char *line)
 	exists = r == 0;
 	if (r != 0 && errno == ENOENT)
 		r = 0;
-	if (r != 0 || (exists && write_has_line(old, len, line)))
-		goto out;	/* unreadable, or already there */
-	r = write_tmp(real, old, len, exists ? &st : NULL, line, &tmp);
+	if (r != 0)
+		goto out;	/* unreadable */
+	if ((add = write_new_lines(exists ? old : "", exists ? len : 0, lines, n)) == NULL) {
+		r = -1;
+		goto out;
+	}
+	if (add[0] == '\0')
+		goto out;	/* all there already */
+	r = write_tmp(real, old, exists ? len : 0, exists ? &st : NULL, add, &tmp);
 	if (r == 0 && rename(tmp, real) != 0)
 		r = -1;
 	if (r == 0 && fsync(dfd) != 0)
@@ -309,13 +358,14 @@ out:
 	if (tmp != NULL && r != 0)
 		unlink(tmp);
 	free(tmp);
+	free(add);
 	free(old);
 	errno = e;
 	return r;
 }
 
 static int
-write_append(const char *path, const char *line)
+write_append(const char *path, char *const *lines, size_t n)
 {
 	char *real = NULL, *dir = NULL;
 	int dfd = -1, r, e;
@@ -330,7 +380,7 @@ write_append(const char *path, const char *line)
 	while ((r = flock(dfd, LOCK_EX)) != 0 && errno == EINTR)
 		continue;
 	if (r == 0)
-		r = write_replace(dfd, real, line);
+		r = write_replace(dfd, real, lines, n);
 out:
 	e = errno;
 	if (dfd >= 0)
@@ -343,14 +393,23 @@ out:
 
 /* The line for tokens, checked to load back as d; NULL with errno. */
 static char *
-write_line(char *const *tokens, size_t n, enum rules_decision d, unsigned flags)
+write_line(char *const *tokens, size_t n, enum rules_decision d, unsigned flags,
+    const char *profile)
 {
 	char **toks = NULL, *line = NULL;
 	int e = ENOMEM;
 
+	/* a name only (shellesc-rules(5)): nothing else reaches the file */
+	if (profile != NULL && (profile[0] == '\0' || profile[strspn(profile,
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")] != '\0' ||
+	    (d != RULES_ESCALATE && d != RULES_PROMPT))) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (write_prepare(tokens, n, d, &toks) != 0)
 		return NULL;
-	if ((line = write_format(toks, n, d, flags)) != NULL && write_check(line, toks, d) != 0) {
+	if ((line = write_format(toks, n, d, flags, profile)) != NULL &&
+	    write_check(line, toks, d, profile) != 0) {
 		e = errno;
 		free(line);
 		line = NULL;
@@ -385,11 +444,49 @@ rules_append_rule(const char *path, char *const *tokens, size_t n,
 	err = err ? err : &scratch;
 	if (path == NULL || path[0] == '\0')
 		return rules_fail_plain(err, path, EINVAL, "invalid argument");
-	if ((line = write_line(tokens, n, d, flags)) == NULL)
+	if ((line = write_line(tokens, n, d, flags, NULL)) == NULL)
 		return rules_fail_plain(err, path, errno,
 		    errno == EINVAL ? "not a rule that can be appended" : NULL);
-	r = write_append(path, line);
+	r = write_append(path, &line, 1);
 	e = errno;
 	free(line);
 	return r == 0 ? 0 : rules_fail_plain(err, path, e, NULL);
+}
+
+int
+rules_append_rules(const char *path, const struct rules_new *rs, size_t n,
+    struct rules_error *err)
+{
+	struct rules_error scratch;
+	char **lines;
+	size_t k = 0;
+	int r = -1, e = 0;
+
+	err = err ? err : &scratch;
+	if (path == NULL || path[0] == '\0' || (n > 0 && rs == NULL))
+		return rules_fail_plain(err, path, EINVAL, "invalid argument");
+	if ((lines = calloc(n + 1, sizeof(*lines))) == NULL)
+		return rules_fail_plain(err, path, ENOMEM, NULL);
+	/* every line is checked before the file is touched */
+	for (; k < n; k++)
+		if ((lines[k] = write_line(rs[k].tokens, rs[k].n, rs[k].decision,
+		    rs[k].flags, rs[k].profile)) == NULL)
+			break;
+	if (k < n)
+		e = errno;
+	else if ((r = write_append(path, lines, n)) != 0)
+		e = errno;
+	for (size_t i = 0; i < k; i++)
+		free(lines[i]);
+	free(lines);
+	if (r == 0)
+		return 0;
+	return rules_fail_plain(err, path, e, e == EINVAL ? "not a rule that can be appended" : NULL);
+}
+
+char *
+rules_format_new(const struct rules_new *rn)
+{
+	return rn == NULL ? (errno = EINVAL, NULL) :
+	    write_line(rn->tokens, rn->n, rn->decision, rn->flags, rn->profile);
 }

@@ -53,6 +53,37 @@ struct rules_error {
 /* A load reports at most this many errors of a file (then stops). */
 #define RULES_MAX_ERRORS	20
 
+/*
+ * A sandbox profile: what an escalated command runs under
+ * (shellesc-rules(5), PROFILES).  The built-in "unsandboxed" is no sandbox
+ * at all; the built-in "network" and every sandbox_profile() are the
+ * session's own sandbox with the network allowed (network) and more
+ * directories writable (writable).  A profile only ever widens the
+ * session's sandbox by these, never narrows nor replaces it.
+ */
+struct rules_profile {
+	const char *name;
+	bool unsandboxed;		/* the built-in "unsandboxed" */
+	bool network;			/* TCP and the internet families allowed */
+	const char *const *writable;	/* absolute directories ("~/" expanded) */
+	size_t nwritable;
+	const char *const *allow_sockets; /* accepted and kept; not enforced */
+	size_t nsockets;
+	const char *source;		/* "FILE:LINE", or NULL: built-in */
+};
+
+/* The built-in profiles ("unsandboxed", "network"). */
+extern const struct rules_profile rules_profile_unsandboxed;
+extern const struct rules_profile rules_profile_network;
+/* The profile called name in r (a built-in, or a sandbox_profile() of a
+ * loaded file), or NULL. */
+const struct rules_profile *rules_profile_find(const struct rules *r,
+    const char *name);
+/* Is every right of inner also one of outer's (an exec inside outer may
+ * escalate into inner without widening it)? */
+bool rules_profile_within(const struct rules_profile *inner,
+    const struct rules_profile *outer);
+
 /* What decided a command. */
 struct rules_match {
 	enum rules_decision decision;
@@ -60,6 +91,10 @@ struct rules_match {
 	const char *source;		/* "FILE:LINE" of the deciding rule */
 	bool by_path;			/* it names the program by a path that is
 					 * the program's file, not by name or "*" */
+	bool argv0;			/* it lists the caller's argv[0] (argv0 =
+					 * [...]): an escalation keeps it */
+	const struct rules_profile *profile; /* profile = "NAME" of the rule,
+					 * or NULL: none given (unsandboxed) */
 };
 
 /* What a rule's target = [...] names: the caller maps the facts it has about
@@ -80,6 +115,15 @@ void rules_free(struct rules *r);
  */
 int rules_set_path(struct rules *r, const char *path);
 
+/*
+ * Read later loads as Codex reads its own files ($CODEX_HOME/rules): a
+ * prefix_rule without decision is "allow" (escalate).  Otherwise (the
+ * default) it is "prompt": an upgrade of shellesc then never makes a
+ * forgotten decision run a program outside the sandbox.  Either way the
+ * load warns of it (shellesc-rules(5), LINT).
+ */
+void rules_set_codex(struct rules *r, bool codex);
+
 /* Add the rules of a file (or of text, named name in errors).
  * Returns 0, or -1 with *err filled in; r is unchanged on error.
  * err may be NULL.  A failure to read the file (or a bad argument) leaves
@@ -97,7 +141,12 @@ int rules_load_text(struct rules *r, const char *name, const char *text,
  * shows them all; the load fails all the same, and *err of
  * rules_load_file/text holds the first.  Errors not at a place in a text
  * (a file that cannot be read) are not reported here, only in *err.
- * Warnings: a network_rule() shellesc ignores (shellesc-rules(5)).
+ * Warnings (shellesc-rules(5), LINT): a network_rule() shellesc ignores,
+ * a prefix_rule without decision, one that escalates with "allow" or
+ * escalates an interpreter or build tool, a pattern element with a blank,
+ * a program found nowhere (a path that does not exist, a name in none of
+ * the directories of rules_set_path, when set), an example whose program
+ * name is, in those directories, a file the rule treats otherwise.
  * fn NULL: no reports (the default).
  */
 typedef void rules_report_fn(void *arg, const struct rules_error *e);
@@ -148,7 +197,22 @@ enum rules_decision rules_decide(const struct rules *r, const char *program,
  * A multi-call binary (busybox) running an applet is decided as itself
  * with its arguments and as the applet by name with the applet's
  * arguments; the strictest decision of both wins.
+ *
+ * A script is decided as itself and as each program of its #! chain (its
+ * interpreters, a loader's program), each by its file with the argv the
+ * kernel gives it; the strictest decision of all wins, and a program of
+ * the chain no rule matches adds nothing.
  */
+#define RULES_CHAIN_MAX	6
+
+struct rules_link {
+	const char *path;	/* absolute, symlinks resolved; NULL: skipped */
+	bool known;		/* dev and ino are the file's */
+	dev_t dev;
+	ino_t ino;
+	char *const *argv;	/* what it runs with (argv[0] ignored) */
+};
+
 struct rules_file {
 	const char *path;	/* absolute, symlinks resolved; or a bare name */
 	const char *written;	/* the program as the caller wrote it (execve's
@@ -161,6 +225,11 @@ struct rules_file {
 	unsigned flags;		/* RULES_TARGET_* facts about it */
 	const char *applet;	/* the applet it runs, or NULL */
 	size_t applet_argi;	/* index in argv of the applet's first argument */
+	struct rules_link chain[RULES_CHAIN_MAX];	/* a script's #! chain */
+	size_t nchain;
+	const char *argv0;	/* the caller's argv[0] as written, or NULL: a
+				 * rule with argv0 = [...] matches only one it
+				 * lists (as written, or by its basename) */
 };
 
 /* rules_decide() for a file; argv is the command's (argv[0] ignored). */
@@ -172,13 +241,20 @@ struct rules_hit {
 	const char *source;		/* "FILE:LINE" */
 	enum rules_decision decision;
 	const char *justification;	/* or NULL */
+	const struct rules_profile *profile;	/* or NULL (rules_match) */
 	const char *head;		/* the pattern's program that matched: a
 					 * path, a name, "*" or the applet */
 	size_t nprefix;			/* how many of the command's tokens the
 					 * pattern matched (program included) */
 	size_t argi;			/* argv index of the first argument
-					 * matched (1, or the applet's) */
+					 * matched (1, or the applet's, or
+					 * past options before a subcommand) */
 	bool by_path;
+	bool options;			/* matched past options before a
+					 * subcommand or with short options
+					 * spelled otherwise (shellesc-rules(5)
+					 * OPTIONS IN PROMPT AND DENY RULES);
+					 * nprefix is 1 for the latter */
 };
 
 /*
@@ -196,6 +272,62 @@ bool rules_host_excludes(const struct rules *r, const struct rules_file *f);
 enum rules_decision rules_explain(const struct rules *r,
     const struct rules_file *f, char *const *argv,
     void (*fn)(void *arg, const struct rules_hit *h), void *arg);
+
+/* Why a rule did not match a command (rules_near). */
+enum rules_miss_why {
+	RULES_MISS_PROGRAM,	/* written for the command's name, but the file
+				 * is not that name's (rules_name_file), or a
+				 * host_executable keeps it out */
+	RULES_MISS_ELEM,	/* element elem is none of want: got instead */
+	RULES_MISS_SHORT,	/* the command ends before element elem */
+	RULES_MISS_LONGER,	/* exact=True, and the command goes on (got) */
+	RULES_MISS_TARGET,	/* target = [...] names none of f's flags */
+	RULES_MISS_OPTIONS,	/* a run or escalate rule that would match
+				 * past the options before the subcommand
+				 * (elem as RULES_MISS_ELEM): those stay exact */
+};
+
+/* A rule that nearly matched a command. */
+struct rules_miss {
+	const char *source;		/* "FILE:LINE" */
+	enum rules_decision decision;
+	const char *head;		/* the pattern's program looked at */
+	size_t elem;			/* the first element that differed: 0 the
+					 * program, else the argument's index */
+	const char *const *want;	/* that element's alternatives, or NULL */
+	size_t nwant;
+	const char *got;		/* the command's word there (the file for
+					 * the program), or NULL past its end */
+	enum rules_miss_why why;
+};
+
+/*
+ * Every rule that does not match f with argv but nearly does, each once,
+ * in no particular order: a rule for one of the paths or names f answers
+ * to (and the wildcard, once an argument matched), or one written for f's
+ * file name or the command's name that f does not answer to.  For
+ * explaining; it looks at every rule of r.  Strings belong to r.
+ */
+void rules_near(const struct rules *r, const struct rules_file *f,
+    char *const *argv, void (*fn)(void *arg, const struct rules_miss *m),
+    void *arg);
+
+/* The first regular file called name in the absolute directories of the
+ * PATH-like dirs, into buf: true when there is one.  What "a program
+ * found nowhere" means to the lint and to the learning mode. */
+bool rules_path_find(const char *dirs, const char *name, char *buf,
+    size_t size);
+
+/* The file that a rule naming name by name is for: the first one found as
+ * name in rules_set_path's directories at the last load (r's string), or
+ * NULL (no rule names it, or none was found). */
+const char *rules_name_file(const struct rules *r, const char *name);
+
+/* Call fn with each path and name rules reach f by (its path, its name
+ * unless a host_executable keeps it out, what it was at load), perhaps
+ * more than once: rules_decide_file's view, for explaining. */
+void rules_file_names(const struct rules *r, const struct rules_file *f,
+    void (*fn)(void *arg, const char *head), void *arg);
 
 /*
  * Call fn for every absolute program path the rules name, with the
@@ -240,5 +372,23 @@ int rules_append_rule(const char *path, char *const *tokens, size_t n,
     enum rules_decision d, unsigned flags, struct rules_error *err);
 char *rules_format_rule(char *const *tokens, size_t n, enum rules_decision d,
     unsigned flags);
+
+/* Several rules at once, each as rules_append_rule() would write it, in
+ * one replacement of the file: all of them or none.  Lines already in the
+ * file (or twice in rs) are written once.  n 0 creates nothing. */
+struct rules_new {
+	char *const *tokens;
+	size_t n;
+	enum rules_decision decision;
+	unsigned flags;			/* RULES_APPEND_* */
+	const char *profile;		/* profile = "NAME" (escalate and prompt
+					 * only; a name of letters, digits, '_',
+					 * '.', '-'), or NULL: none */
+};
+/* The line rules_append_rules() would write for rn, checked (malloc'd);
+ * NULL with errno EINVAL or ENOMEM. */
+char *rules_format_new(const struct rules_new *rn);
+int rules_append_rules(const char *path, const struct rules_new *rs, size_t n,
+    struct rules_error *err);
 
 #endif /* SHELLESC_RULES_H */

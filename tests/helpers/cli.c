@@ -15,7 +15,6 @@
 
 #include "helpers/cli.h"
 #include "helpers/base.h"
-#include "helpers/rules.h"
 #include "helpers/user.h"
 
 extern char **environ;
@@ -33,7 +32,7 @@ tc_init(struct tc *t, const char *rules)
 	size_t n = 0, k = 0;
 
 	memset(t, 0, sizeof(*t));
-	t->dir = tr_tmpdir();
+	t->dir = th_tmpdir();
 	cr_assert(asprintf(&t->owned[k++], "HOME=%s", t->dir) > 0);
 	cr_assert(asprintf(&t->owned[k++], "XDG_CONFIG_HOME=%s/xdg", t->dir) > 0);
 	for (size_t i = 0; i < k; i++)
@@ -86,11 +85,11 @@ tc_fini(struct tc *t, struct tc_res *r)
 	for (size_t i = 0; i < sizeof(t->owned) / sizeof(t->owned[0]); i++)
 		free(t->owned[i]);
 	for (size_t i = 0; i < sizeof(t->dirs) / sizeof(t->dirs[0]) && t->dirs[i]; i++)
-		tr_rmtree(t->dirs[i]);
+		th_rmtree(t->dirs[i]);
 	free(t->pathvar);
 	while (tc_npaths > 0)
 		free(tc_paths[--tc_npaths]);
-	tr_rmtree(t->dir);
+	th_rmtree(t->dir);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -102,7 +101,7 @@ tc_tmpdir(struct tc *t)
 	while (i < sizeof(t->dirs) / sizeof(t->dirs[0]) && t->dirs[i])
 		i++;
 	cr_assert_lt(i, sizeof(t->dirs) / sizeof(t->dirs[0]), "more than 4 tc_tmpdir");
-	return t->dirs[i] = tr_tmpdir();
+	return t->dirs[i] = th_tmpdir();
 }
 
 /* Where t->env holds entry's NAME=, else where its NULL is. */
@@ -138,7 +137,7 @@ const char *
 tc_path(struct tc *t, const char *name)
 {
 	cr_assert_lt(tc_npaths, sizeof(tc_paths) / sizeof(tc_paths[0]));
-	return tc_paths[tc_npaths++] = tr_path(t->dir, name);
+	return tc_paths[tc_npaths++] = th_path(t->dir, name);
 }
 
 const char *
@@ -146,7 +145,7 @@ tc_file(struct tc *t, const char *name, const char *text)
 {
 	const char *path = tc_path(t, name);
 
-	tr_write_file(path, text);
+	th_write_file(path, text);
 	return path;
 }
 
@@ -157,7 +156,7 @@ tc_which(const char *name)
 	static const char *const dirs[] = { "/usr/bin", "/bin" };
 
 	for (size_t i = 0; i < 2; i++) {
-		char *p = tr_path(dirs[i], name);
+		char *p = th_path(dirs[i], name);
 
 		if (access(p, X_OK) == 0) {
 			cr_assert_lt(tc_npaths, sizeof(tc_paths) / sizeof(tc_paths[0]));
@@ -180,7 +179,7 @@ tc_read(struct tc *t, const char *name)
 {
 	const char *path = tc_path(t, name);
 
-	return access(path, F_OK) == 0 ? tr_read_file(path, NULL) : NULL;
+	return access(path, F_OK) == 0 ? th_read_file(path, NULL) : NULL;
 }
 
 /* argv: pre (if not NULL), shellesc, then args. */
@@ -276,7 +275,7 @@ tc_pty_type(int master, const char *answer)
 static int
 tc_pty_talk(int master, struct tc_res *r, const char *const answers[])
 {
-	int64_t until = ts_now_ms() + 40000, due = -1;
+	int64_t until = clock_now_ms() + 40000, due = -1;
 	size_t len = 0, asked = 0, seen = 0;
 	const char *pending = NULL;
 	char buf[4096];
@@ -284,7 +283,7 @@ tc_pty_talk(int master, struct tc_res *r, const char *const answers[])
 	r->out = strdup("");
 	for (;;) {
 		struct pollfd p = { .fd = master, .events = POLLIN };
-		int64_t now = ts_now_ms(), left = (pending ? due : until) - now;
+		int64_t now = clock_now_ms(), left = (pending ? due : until) - now;
 		ssize_t k;
 		int n;
 
@@ -310,7 +309,7 @@ tc_pty_talk(int master, struct tc_res *r, const char *const answers[])
 			if (strcmp(answers[asked], TC_SILENT) == 0)
 				continue;
 			pending = answers[asked];
-			due = tc_pty_due(pending, ts_now_ms());
+			due = tc_pty_due(pending, clock_now_ms());
 		}
 	}
 	r->outlen = len;
@@ -372,11 +371,11 @@ tc_pty_read(struct tc_pty *p, int ms)
 void
 tc_pty_expect(struct tc_pty *p, const char *text, int ms)
 {
-	int64_t until = ts_now_ms() + ms * th_slowdown();
+	int64_t until = clock_now_ms() + ms * th_slowdown();
 	char *at;
 
 	while ((at = strstr(p->out + p->mark, text)) == NULL) {
-		int64_t left = until - ts_now_ms();
+		int64_t left = until - clock_now_ms();
 
 		cr_assert(left > 0, "\"%s\" did not show within %d ms; the pty showed:\n%s",
 		    text, ms, p->out);
@@ -395,11 +394,11 @@ tc_pty_send(struct tc_pty *p, const char *s)
 int
 tc_pty_end(struct tc_pty *p, int ms)
 {
-	int64_t until = ts_now_ms() + ms * th_slowdown();
+	int64_t until = clock_now_ms() + ms * th_slowdown();
 	int st;
 
 	while (tc_pty_read(p, 100) >= 0)
-		cr_assert(ts_now_ms() < until, "the pty stayed open; it showed:\n%s", p->out);
+		cr_assert(clock_now_ms() < until, "the pty stayed open; it showed:\n%s", p->out);
 	close(p->master);
 	cr_assert_eq(waitpid(p->pid, &st, 0), p->pid);
 	free(p->out);
@@ -466,6 +465,15 @@ tc_jstr(json_t *j, const char *key)
 
 	cr_assert_not_null(s, "no string \"%s\" in the JSON", key);
 	return s;
+}
+
+json_int_t
+tc_jint(json_t *j, const char *key)
+{
+	json_t *v = json_object_get(j, key);
+
+	cr_assert(json_is_integer(v), "no integer \"%s\" in the JSON", key);
+	return json_integer_value(v);
 }
 
 int

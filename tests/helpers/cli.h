@@ -157,6 +157,8 @@ json_t *tc_json(struct tc *t, const char *text);
 json_t **tc_json_lines(struct tc *t, const char *text, size_t *n);
 /* j[key] as a string (asserting it is one). */
 const char *tc_jstr(json_t *j, const char *key);
+/* j[key] as an integer (asserting it is one). */
+json_int_t tc_jint(json_t *j, const char *key);
 
 /* Landlock's ABI version here, 0 without it. */
 int tc_landlock_abi(void);

@@ -58,9 +58,9 @@ tl_start(struct tl_pol *pol, unsigned intercept, int request_timeout_ms)
 int
 tl_wait_count(atomic_int *counter, int n, int ms)
 {
-	int64_t until = ts_now_ms() + ms;
+	int64_t until = clock_now_ms() + ms;
 
-	while (atomic_load(counter) < n && ts_now_ms() < until)
+	while (atomic_load(counter) < n && clock_now_ms() < until)
 		poll(NULL, 0, 5);
 	return atomic_load(counter);
 }
@@ -122,11 +122,11 @@ tl_good_requests_ms(struct shellesc_session *s, int n)
 	int64_t worst = 0;
 
 	for (int i = 0; i < n; i++) {
-		int64_t t0 = ts_now_ms();
+		int64_t t0 = clock_now_ms();
 
 		ts_good_request(s);
-		if (ts_now_ms() - t0 > worst)
-			worst = ts_now_ms() - t0;
+		if (clock_now_ms() - t0 > worst)
+			worst = clock_now_ms() - t0;
 	}
 	return (int)worst;
 }

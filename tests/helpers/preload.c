@@ -2,9 +2,7 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
-#include <elf.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "binfmt.h"
 #include "helpers/base.h"
 #include "helpers/preload.h"
 
@@ -28,22 +27,14 @@ tp_require_preload(void)
 bool
 tp_is_static(const char *path)
 {
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	bool interp = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct binfmt b;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
 
-	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64) {
-		if (fd >= 0)
-			close(fd);
-		return false;	/* not a 64-bit ELF file: a script, say */
-	}
-	for (unsigned k = 0; k < eh.e_phnum && !interp; k++)
-		interp = pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + k * eh.e_phentsize)) ==
-		    sizeof(ph) && ph.p_type == PT_INTERP;
+	if (fd < 0)
+		return false;
+	r = binfmt_read(fd, &b);
 	close(fd);
-	return !interp;
+	return r == 0 && b.kind == BINFMT_ELF && !b.interp;	/* a script is not */
 }
 
 void
@@ -80,19 +71,7 @@ tp_action_name(enum shellesc_action a)
 char *
 tp_subst(const char *s)
 {
-	size_t n = strlen(TEST_EXEC_PROBE), k = 0;
-	char *buf = malloc(strlen(s) * n + 1);
-
-	cr_assert_not_null(buf);
-	for (; *s; s++) {
-		bool at = strncmp(s, TP_T, 2) == 0;
-
-		memcpy(buf + k, at ? TEST_EXEC_PROBE : s, at ? n : 1);
-		k += at ? n : 1;
-		s += at;
-	}
-	buf[k] = '\0';
-	return buf;
+	return th_subst(s, TP_T, TEST_EXEC_PROBE);
 }
 
 char **
@@ -162,40 +141,4 @@ tp_check(const struct tp_out *o, int code, int sig, const char *out,
 	else if (err_has)
 		cr_assert_not_null(strstr(o->err, err_has), "%s: stderr lacks '%s': %s",
 		    what, err_has, o->err);
-}
-
-void
-tp_tmpdir(char *dir)
-{
-	strcpy(dir, "/tmp/shellesc-preload-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-}
-
-static int
-tp_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-void
-tp_rmtree(const char *dir)
-{
-	nftw(dir, tp_rm, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-void
-tp_put(const char *dir, const char *name, const char *text, mode_t mode)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (text == NULL) {
-		cr_assert_eq(mkdir(path, mode), 0, "mkdir %s", path);
-		return;
-	}
-	cr_assert_not_null(f = fopen(path, "w"), "%s", path);
-	fputs(text, f);
-	fclose(f);
-	cr_assert_eq(chmod(path, mode), 0);
 }

@@ -66,16 +66,11 @@ void tp_check(const struct tp_out *o, int code, int sig, const char *out,
 /* A malloc'd copy of s with every "@T" replaced. */
 char *tp_subst(const char *s);
 
-/* Whether path is an ELF executable without PT_INTERP (no preload can load into it). */
+/* Whether path is an ELF executable without PT_INTERP (no preload can load
+ * into it), as common/binfmt.h reads it. */
 bool tp_is_static(const char *path);
 
 /* Skip the test, saying why, unless path is an installed, dynamically linked program. */
 void tp_need(const char *path);
-
-/* A fresh directory under /tmp (dir: a buffer of at least 64 bytes), and its removal. */
-void tp_tmpdir(char *dir);
-void tp_rmtree(const char *dir);
-/* dir/name with text and mode (text NULL: a directory). */
-void tp_put(const char *dir, const char *name, const char *text, mode_t mode);
 
 #endif

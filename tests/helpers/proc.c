@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "helpers/base.h"
@@ -19,15 +18,6 @@
 #include "helpers/user.h"
 
 extern char **environ;
-
-int64_t
-ts_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 char **
 ts_env(struct shellesc_session *s, ...)
@@ -120,12 +110,12 @@ ts_wrapper_start(struct ts_proc *p, char *const env[], const char *cwd,
 void
 ts_read_line(int fd, char *buf, size_t size, int ms)
 {
-	int64_t until = ts_now_ms() + ms;
+	int64_t until = clock_now_ms() + ms;
 	size_t n = 0;
 
 	while (n + 1 < size && (n == 0 || buf[n - 1] != '\n')) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int left = (int)(until - ts_now_ms());
+		int left = (int)(until - clock_now_ms());
 		ssize_t k;
 
 		cr_assert(left > 0 && poll(&pfd, 1, left) == 1, "no line within %d ms", ms);
@@ -169,13 +159,13 @@ ts_proc_wait_ms(struct ts_proc *p, int ms, char **out, size_t *outlen, char **er
 {
 	struct ts_buf b[2] = { { strdup(""), 0 }, { strdup(""), 0 } };
 	int fds[2] = { p->out, p->err }, st;
-	int64_t until = ts_now_ms() + ms;
+	int64_t until = clock_now_ms() + ms;
 
 	if (p->in >= 0)
 		close(p->in);
 	while (fds[0] >= 0 || fds[1] >= 0) {
 		struct pollfd pfd[2] = { { fds[0], POLLIN, 0 }, { fds[1], POLLIN, 0 } };
-		int left = (int)(until - ts_now_ms());
+		int left = (int)(until - clock_now_ms());
 
 		cr_assert(left > 0 && poll(pfd, 2, left) > 0, "the child's output never ended");
 		for (int i = 0; i < 2; i++)
@@ -227,10 +217,10 @@ ts_state_ended(char st)
 static bool
 ts_pid_gone_polled(pid_t pid, int ms)
 {
-	int64_t until = ts_now_ms() + ms;
+	int64_t until = clock_now_ms() + ms;
 	char st;
 
-	while (!ts_state_ended(st = ts_pid_state(pid)) && ts_now_ms() < until)
+	while (!ts_state_ended(st = ts_pid_state(pid)) && clock_now_ms() < until)
 		poll(NULL, 0, 10);
 	return ts_state_ended(st);
 }
@@ -256,10 +246,10 @@ ts_pid_gone(pid_t pid, int ms)
 int
 ts_fds_settle(int want, int ms)
 {
-	int64_t until = ts_now_ms() + ms;
+	int64_t until = clock_now_ms() + ms;
 	int n;
 
-	while ((n = th_count_fds()) > want && ts_now_ms() < until)
+	while ((n = th_count_fds()) > want && clock_now_ms() < until)
 		poll(NULL, 0, 10);
 	return n;
 }

@@ -1,15 +1,9 @@
-/* test-rules-helpers.c: helpers for the rules engine's suites. */
+/* helpers/rules.c: helpers for the rules engine's suites (tr_). */
 #include "config.h"
 
 #include <criterion/criterion.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "helpers/rules.h"
 
@@ -49,71 +43,23 @@ tr_decide(const struct rules *r, unsigned flags, const char *program, ...)
 	return rules_decide(r, program, (char *const *)argv, flags, NULL);
 }
 
-const char *
-tr_at(const char *dir, const char *name)
-{
-	static char ring[16][4096];
-	static unsigned n;
-	char *p = ring[n++ % 16];
+struct rules_error tr_reports[TR_NREPORTS];
+size_t tr_nreports;
 
-	cr_assert_lt((size_t)snprintf(p, sizeof(ring[0]), "%s/%s", dir, name), sizeof(ring[0]));
-	return p;
+static void
+tr_collect(void *arg, const struct rules_error *e)
+{
+	(void)arg;
+	cr_assert_lt(tr_nreports, TR_NREPORTS, "too many reports");
+	tr_reports[tr_nreports++] = *e;
 }
 
-char *
-tr_tmpdir(void)
+struct rules_error tr_error;
+
+int
+tr_load_reported(struct rules *r, const char *text)
 {
-	const char *base = getenv("TMPDIR");
-	char *dir = tr_path(base && *base ? base : "/tmp", "rules-test-XXXXXX");
-
-	cr_assert_not_null(mkdtemp(dir));
-	return dir;
-}
-
-static int
-tr_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-void
-tr_rmtree(char *dir)
-{
-	cr_assert_eq(nftw(dir, tr_rm, 16, FTW_DEPTH | FTW_PHYS), 0);
-	free(dir);
-}
-
-char *
-tr_path(const char *dir, const char *name)
-{
-	char *p;
-
-	cr_assert(asprintf(&p, "%s/%s", dir, name) > 0);
-	return p;
-}
-
-void
-tr_write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	cr_assert_not_null(f, "%s", path);
-	cr_assert_eq(fwrite(text, 1, strlen(text), f), strlen(text));
-	cr_assert_eq(fclose(f), 0);
-}
-
-char *
-tr_read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = malloc(1 << 20);
-	size_t n;
-
-	cr_assert(f != NULL && buf != NULL, "%s", path);
-	n = fread(buf, 1, (1 << 20) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if (len != NULL)
-		*len = n;
-	return buf;
+	tr_nreports = 0;
+	rules_set_report(r, tr_collect, NULL);
+	return rules_load_text(r, "f.rules", text, strlen(text), &tr_error);
 }

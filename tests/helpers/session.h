@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "client.h"
+#include "clock.h"		/* clock_now_ms(), for deadlines */
 #include "msg.h"
 #include "shellesc.h"
 
@@ -80,9 +81,6 @@ int ts_history_count(struct tpol *tp, const char *program);
 char **ts_env(struct shellesc_session *s, ...) __attribute__((sentinel));
 
 /* --- proc-helpers.c --- */
-
-/* CLOCK_MONOTONIC in ms. */
-int64_t ts_now_ms(void);
 
 /* A child process with its stdio on pipes (our ends; -1 when not piped). */
 struct ts_proc {

@@ -1,9 +1,9 @@
 // helpers.mjs: shellesc mcp (and the reference server) as real processes,
 // driven by the official MCP TypeScript SDK client, or raw over stdio for
 // what the SDK would never send.  Each test gets a directory of its own,
-// which is HOME, CODEX_HOME's parent and the server's cwd, so no user or
-// system rules leak in.
-import { spawn } from 'node:child_process';
+// the server's cwd, and one for HOME and CODEX_HOME (testDir), so no user
+// or system rules leak in.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
 	ElicitRequestSchema,
+	ListRootsRequestSchema,
 	LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
@@ -36,22 +37,41 @@ export function noSanitizerReport(stderr) {
 		throw new Error(`the server's sanitizers reported:\n${stderr}`);
 }
 
-// A fresh directory with home/ and codex/rules/t.rules holding rules.
+// A fresh directory, the server's cwd, and beside it, outside every
+// directory a test makes writable (a writable root that holds rules is left
+// out: cli-rules-guard.c), its configuration: home/ and codex/rules/t.rules
+// holding rules, in the build tree (cfgDir(dir) names it).
+const cfgBase = path.join(build, 'tests/mcp/cfg');
+const cfgOf = new Map();
+
+export function cfgDir(dir) {
+	return cfgOf.get(dir) ?? dir;
+}
+
 export function testDir(t, rules = '') {
 	const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'shellesc-mcp-')));
-	fs.mkdirSync(path.join(dir, 'home'));
-	fs.mkdirSync(path.join(dir, 'codex/rules'), { recursive: true });
-	fs.writeFileSync(path.join(dir, 'codex/rules/t.rules'), rules);
-	t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+	fs.mkdirSync(cfgBase, { recursive: true });
+	const cfg = fs.realpathSync(fs.mkdtempSync(path.join(cfgBase, 'c-')));
+	fs.chmodSync(cfg, 0o755);
+	cfgOf.set(dir, cfg);
+	fs.mkdirSync(path.join(cfg, 'home'));
+	fs.mkdirSync(path.join(cfg, 'codex/rules'), { recursive: true });
+	fs.writeFileSync(path.join(cfg, 'codex/rules/t.rules'), rules);
+	t.after(() => {
+		fs.rmSync(dir, { recursive: true, force: true });
+		fs.rmSync(cfg, { recursive: true, force: true });
+		cfgOf.delete(dir);
+	});
 	return dir;
 }
 
 export function serverEnv(dir, extra = {}) {
+	const cfg = cfgDir(dir);
 	return {
 		PATH: '/usr/bin:/bin',
-		HOME: path.join(dir, 'home'),
-		CODEX_HOME: path.join(dir, 'codex'),
-		XDG_CONFIG_HOME: path.join(dir, 'home/.config'),
+		HOME: path.join(cfg, 'home'),
+		CODEX_HOME: path.join(cfg, 'codex'),
+		XDG_CONFIG_HOME: path.join(cfg, 'home/.config'),
 		SHELLESC_WRAPPER: WRAPPER,
 		SHELLESC_PRELOAD: PRELOAD,
 		LSAN_OPTIONS: process.env.LSAN_OPTIONS ?? '',
@@ -59,13 +79,14 @@ export function serverEnv(dir, extra = {}) {
 	};
 }
 
-// Start an SDK client on command; elicit (if given) answers elicitation/create.
-export async function connect(t, dir, command, args, { elicit, env = {} } = {}) {
+// Start an SDK client on command; elicit (if given) answers elicitation/create,
+// roots (if given: directories) answers roots/list.
+export async function connect(t, dir, command, args, { elicit, env = {}, roots } = {}) {
 	const transport = new StdioClientTransport({
 		command, args, cwd: dir, env: serverEnv(dir, env), stderr: 'pipe',
 	});
 	const client = new Client({ name: 'shellesc-tests', version: '1.0.0' },
-		{ capabilities: elicit ? { elicitation: {} } : {} });
+		{ capabilities: { ...(elicit ? { elicitation: {} } : {}), ...(roots ? { roots: {} } : {}) } });
 	const logs = [], asked = [];
 	let stderr = '';
 	transport.stderr.on('data', (d) => { stderr += d; });
@@ -74,6 +95,9 @@ export async function connect(t, dir, command, args, { elicit, env = {} } = {}) 
 			asked.push(req.params);
 			return elicit(req.params, extra);
 		});
+	if (roots)
+		client.setRequestHandler(ListRootsRequestSchema, async () => ({
+			roots: roots.map((d) => ({ uri: `file://${encodeURI(d)}` })) }));
 	client.setNotificationHandler(LoggingMessageNotificationSchema,
 		(n) => logs.push(n.params));
 	await client.connect(transport);
@@ -87,9 +111,10 @@ export async function connect(t, dir, command, args, { elicit, env = {} } = {}) 
 }
 
 // shellesc mcp with rules in CODEX_HOME and extra options.
-export async function start(t, { rules = '', args = [], elicit, env } = {}) {
+export async function start(t, { rules = '', args = [], elicit, env, roots } = {}) {
 	const dir = testDir(t, rules);
-	const s = await connect(t, dir, SHELLESC, ['mcp', ...MODE, ...args], { elicit, env });
+	const s = await connect(t, dir, SHELLESC, ['mcp', ...MODE, ...args], { elicit, env,
+		roots: typeof roots === 'function' ? roots(dir) : roots });
 	return { ...s, dir };
 }
 
@@ -186,4 +211,47 @@ export class Raw {
 		this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 		return r;
 	}
+}
+
+// An administrator's program by its full path: the servers' PATH has no sbin.
+export function sbin(name) {
+	const dirs = ['/usr/sbin', '/sbin', '/usr/bin', '/bin'];
+	const dir = dirs.find((d) => fs.existsSync(path.join(d, name)));
+	if (dir === undefined)
+		throw new Error(`${name} is not installed`);
+	return path.join(dir, name);
+}
+
+// A throwaway unprivileged user for the tests of limits and of the
+// sandbox (root passes both): created for the test, removed after it.
+// Not root: null (the caller skips).
+export function tempUser(t) {
+	if (process.getuid() !== 0)
+		return null;
+	const name = `shellesc-t${process.pid}x${Math.floor(Math.random() * 1e6)}`;
+	const run = (cmd, args) => {
+		const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+		if (r.status !== 0)
+			throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr}`);
+	};
+	run(sbin('useradd'), ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', name]);
+	// -f: its server may not have exited yet when this runs.  Its processes
+	// go first: one left (a sleep whose runuser was killed) would count
+	// against the process limit of the next user given the same uid.
+	t.after(() => {
+		spawnSync('pkill', ['-KILL', '-u', name], { stdio: 'ignore' });
+		run(sbin('userdel'), ['-f', name]);
+	});
+	const id = spawnSync('id', ['-u', name], { encoding: 'utf8' });
+	return { name, uid: Number(id.stdout) };
+}
+
+// shellesc mcp as user (from tempUser), in a test directory it owns;
+// prefix: a command that execs the rest (e.g. prlimit).
+export async function startAs(t, user, { rules = '', args = [], elicit, env, prefix = [] } = {}) {
+	const dir = testDir(t, rules);
+	spawnSync('chown', ['-R', `${user.uid}`, dir, cfgDir(dir)]);
+	const s = await connect(t, dir, sbin('runuser'), ['-m', '-u', user.name, '--', ...prefix,
+		SHELLESC, 'mcp', ...MODE, ...args], { elicit, env });
+	return { ...s, dir };
 }

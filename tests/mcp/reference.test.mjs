@@ -76,7 +76,12 @@ test('the same calls against the reference server: which fields agree', { timeou
 		ref.client.getServerCapabilities().experimental, true);
 	const [lo, lr] = [await ours.client.listTools(), await ref.client.listTools()];
 	row('tools/list: tool names', lo.tools.map((x) => x.name), lr.tools.map((x) => x.name), true);
-	row('tools/list: inputSchema', lo.tools[0].inputSchema, lr.tools[0].inputSchema, true);
+	// shellesc's adds three optional arguments (docs/mcp.md, asking for an escalation)
+	const refOnly = structuredClone(lo.tools[0].inputSchema);
+	for (const k of ['sandbox_permissions', 'justification', 'prefix_rule'])
+		delete refOnly.properties[k];
+	row('tools/list: inputSchema, beside shellesc\'s optional arguments', refOnly,
+		lr.tools[0].inputSchema, true);
 	row('tools/list: description (shellesc\'s adds a sentence)',
 		lo.tools[0].description.slice(0, lr.tools[0].description.length), lr.tools[0].description, true);
 	row('tools/list: outputSchema present', 'outputSchema' in lo.tools[0], 'outputSchema' in lr.tools[0], false);
@@ -114,11 +119,27 @@ test('the same calls against the reference server: which fields agree', { timeou
 		const res = await compare(`prompt, ${answer}`, { command: 'uname' }, ['exit_code'], { exit_code: false });
 		row(`prompt, ${answer}: the reason text`, ...res.map((x) => x.output.includes(text)), true);
 	}
-	row('elicitation: message', ours.asked[0].message, ref.asked[0].message, true);
+	// shellesc adds what the reference cannot know: that the sandbox can
+	// write the cwd (so for a caller that is not root here)
+	row('elicitation: message', ours.asked[0].message.replace(' (the sandbox can write it)?', '?'),
+		ref.asked[0].message, true);
 	row('elicitation: requestedSchema', ours.asked[0].requestedSchema, ref.asked[0].requestedSchema, true);
 	const timeout = await compare('timeout', { command: 'sleep 5', timeout_ms: 300 }, ['timed_out'], { timed_out: false });
 	row('timeout: a JSON-RPC error', 'error' in timeout[0], 'error' in timeout[1], false);
 	await compare('bad arguments', { command: 1 }, ['error'], {});
+	await compare('no workdir', { command: 'true', workdir: undefined }, ['error'], {});
+	// no timeout_ms: both stop the command at 10 s (the reference with an error)
+	const timed = await Promise.all([ours, ref].map(async (x) => {
+		const t0 = Date.now();
+		const res = await outcome(x.client, { workdir: dir, command: 'sleep 30; echo done' });
+		return { ms: Date.now() - t0, ended: res.timed_out === true || 'error' in res };
+	}));
+	row('no timeout_ms: ended after 10 s', ...timed.map((x) => x.ended && x.ms >= 9500 && x.ms < 20000), true);
+	await compare('timeout_ms 0', { command: 'sleep 0.5; echo done', timeout_ms: 0 }, ['output'], { output: false });
+	const big = await compare('2 MiB of output', { command: 'head -c 2097152 /dev/zero | tr "\\0" a' },
+		['exit_code'], {});
+	row('2 MiB of output: exactly the first 1 MiB, no marker',
+		...big.map((x) => x.output === 'a'.repeat(1 << 20)), false);
 	const unknown = await Promise.all([ours, ref].map((s) =>
 		s.client.callTool({ name: 'nope', arguments: {} }).then(() => 0, (e) => e.code)));
 	row('unknown tool: error code', unknown[0], unknown[1], true);

@@ -2,7 +2,7 @@
  * forge-ask FLAGS FILE ARGV0 [ARG...]: a client that lies, as any program
  * in a session could.  It asks the session (SHELLESC_ESCALATE_SOCKET)
  * about FILE with the request flags FLAGS (a number: 2 claims set-id),
- * whatever FILE really is.  It never executes FILE: for run it prints
+ * whatever FILE really is, and with $FORGE_CWD as its cwd when set.  It never executes FILE: for run it prints
  * "run" and exits 0, for deny "deny: REASON" and exits 126; for escalate
  * it hands its stdio over and ends as the escalated command did.
  */
@@ -31,6 +31,7 @@ main(int argc, char **argv)
 	e.flags = (unsigned)strtoul(argv[1], NULL, 0);
 	e.file = argv[2];
 	e.argv = argv + 3;
+	e.cwd = getenv("FORGE_CWD");	/* NULL: the real one */
 	if ((r = client_session_fd(environ, &fd)) != 0 || (r = client_ask(fd, &e, &req)) != 0) {
 		fprintf(stderr, "forge-ask: %s\n", req.refused ? req.reason : client_strerror(r));
 		return 2;

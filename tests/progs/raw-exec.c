@@ -17,6 +17,9 @@
  * shellesc_session_kernel(3) asks; then a thread per byte read on stdin
  * makes it, with argv[1] a 7 MiB string for a 'b'; each failure is its
  * errno, one byte on stdout; exit 0 at the end of stdin)
+ * or missing (500 raw execve's in a row of FILE.missing, which does not
+ * exist, as a shell or execvp searching PATH makes: prints "enoent=N
+ * other=M errno=E", E the first other errno, then execs FILE)
  * or edge (the path and argv strings copied to the very end of a page
  * that no mapping follows, the argv and envp arrays likewise: a
  * reader that reads past what it needs gets EFAULT there).
@@ -285,13 +288,30 @@ raw_memfd(void)
 	return (int)syscall(SYS_execveat, fd, "", args, environ, AT_EMPTY_PATH);
 }
 
+static void
+raw_missing(void)
+{
+	char path[4096];
+	int enoent = 0, other = 0, first = 0;
+
+	snprintf(path, sizeof(path), "%s.missing", file);
+	for (int i = 0; i < 500; i++) {
+		syscall(SYS_execve, path, args, environ);
+		if (errno == ENOENT)
+			enoent++;
+		else if (other++ == 0)
+			first = errno;
+	}
+	printf("enoent=%d other=%d errno=%d\n", enoent, other, first);
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *how;
 
 	if (argc < 4) {
-		fputs("usage: raw-exec syscall|execveat|vfork|memfd|thread|filter-threads|traced|signals|edge "
+		fputs("usage: raw-exec syscall|execveat|vfork|memfd|thread|filter-threads|traced|signals|missing|edge "
 		    "FILE ARG0 [ARG...]\n", stderr);
 		return 2;
 	}
@@ -309,6 +329,8 @@ main(int argc, char **argv)
 		return raw_signals();
 	if (strcmp(how, "filter-threads") == 0)
 		return raw_threads();
+	if (strcmp(how, "missing") == 0)
+		raw_missing();
 	if (strcmp(how, "edge") == 0)
 		raw_edge();
 	else if (strcmp(how, "memfd") == 0)
