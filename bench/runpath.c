@@ -11,10 +11,12 @@
  * that continues every exec, without and with the tracing of the check).  The time of a run with 0 iterations (startup) is
  * subtracted; variants are interleaved round by round and medians taken.
  *
- * The targets (issue 16): the preload adds at most 1.3x its floor (the
- * empty library's added time plus the bare round trip, measured in the
- * same run); both mode with the patched bash adds at most 1.1x what the
- * preload adds to the stock bash.
+ * The targets: the preload adds at most 1.5x its floor (the empty
+ * library's added time plus the bare round trip, measured in the same
+ * run) and at least 3x less than sudo's intercept (issue 23, which
+ * relaxed issue 16's 1.3x and 20x after the trust fixes grew the server's
+ * work per exec); both mode with the patched bash adds at most 1.1x what
+ * the preload adds to the stock bash (issue 16).
  *
  * The kernel layer's rows under shellesc run (issue 23): -m kernel (the
  * layer alone), -m preload,kernel and the default mode, each with the
@@ -45,9 +47,9 @@ enum rp_role {
 	RP_CONTEXT,	/* no target: where the time goes */
 	RP_PLAIN,	/* a baseline */
 	RP_FLOOR,	/* the empty LD_PRELOAD library */
-	RP_PRELOAD,	/* <= 1.3x (floor + round trip) */
+	RP_PRELOAD,	/* <= 1.5x (floor + round trip) */
 	RP_BOTH,	/* <= 1.1x what RP_PRELOAD adds */
-	RP_SUDO,	/* the preload adds >= 20x less */
+	RP_SUDO,	/* the preload adds >= 3x less */
 	RP_KERNEL,	/* adds <= 30 us over RP_CLIPRE */
 	RP_CLIPRE,	/* shellesc run -m preload: no target, the others' reference */
 	RP_KONLY,	/* -m kernel: <= 1.5x the kernel floor (C), < RP_CLIPRE (bash) */
@@ -323,10 +325,10 @@ rp_report(struct rp_variant *vs, size_t nv, double rt, double *kfloor)
 			    rp_notes(v, v));
 			break;
 		case RP_PRELOAD:
-			snprintf(target, sizeof(target), "adds <= 1.3x floor (%.0f us)", 1.3 * floor_us);
+			snprintf(target, sizeof(target), "adds <= 1.5x floor (%.0f us)", 1.5 * floor_us);
 			snprintf(note, sizeof(note), "%.2fx the floor: empty preload + round trip "
 			    "= %.1f us", added / floor_us, floor_us);
-			rp_target_row(vs, v, target, added <= 1.3 * floor_us, note);
+			rp_target_row(vs, v, target, added <= 1.5 * floor_us, note);
 			break;
 		case RP_BOTH:
 			snprintf(target, sizeof(target), "adds <= 1.1x preload's (%.0f us)", 1.1 * pre_us);
@@ -336,7 +338,7 @@ rp_report(struct rp_variant *vs, size_t nv, double rt, double *kfloor)
 			break;
 		case RP_SUDO:
 			snprintf(note, sizeof(note), "preload adds %.1fx less", added / pre_us);
-			rp_target_row(vs, v, "preload adds >= 20x less", added / pre_us >= 20, note);
+			rp_target_row(vs, v, "preload adds >= 3x less", added / pre_us >= 3, note);
 			break;
 		case RP_KERNEL:
 		case RP_KONLY:

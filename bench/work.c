@@ -1,8 +1,8 @@
 /*
  * work.c: real work -- `./configure` and `make -j2 -C Src` of zsh 5.9 from
  * Debian's source (patches/build-shell.sh --source unpacks it; bench/run.sh
- * passes it as --work-src) -- plainly, under `shellesc run -m preload` and
- * under `shellesc run` in the default mode, with a rules file that matches
+ * passes it as --work-src) -- plainly, under `shellesc run -m preload`,
+ * `-m kernel` and the default mode, with a rules file that matches
  * nothing (so every exec is decided and runs).  Each run builds a fresh
  * copy of the tree; variants are interleaved round by round and medians
  * taken.  shellesc's rows count their decisions from the audit log.
@@ -131,7 +131,9 @@ bn_work(const struct bn_opts *o)
 		{ .name = "plain" },
 		{ .name = "shellesc run -m preload", .mode = "preload" },
 		{ .name = "shellesc run (default mode)", .mode = "both" },
+		{ .name = "shellesc run -m kernel", .mode = "kernel" },
 	};
+	const size_t nv = sizeof(vs) / sizeof(vs[0]);
 	char *rm[] = { "/bin/rm", "-rf", wk_dir, NULL };
 	int rounds = o->scale < 1 ? 1 : o->rounds < 3 ? o->rounds : 3;
 
@@ -146,9 +148,9 @@ bn_work(const struct bn_opts *o)
 		return;
 	}
 	for (int r = 0; r < rounds; r++)
-		for (size_t i = 0; i < 3; i++)
+		for (size_t i = 0; i < nv; i++)
 			wk_once(&vs[i], r);
-	wk_report(vs, 3, rounds, true, 1.05);
-	wk_report(vs, 3, rounds, false, 1.02);
+	wk_report(vs, nv, rounds, true, 1.05);
+	wk_report(vs, nv, rounds, false, 1.02);
 	bn_run(rm, NULL, -1, -1, NULL);
 }
