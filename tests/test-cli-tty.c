@@ -336,9 +336,15 @@ Test(cli_tty, landlock_keeps_job_control)
 	tc_pty_expect(&p, TC_PS1, 10000);
 	tc_pty_send(&p, "fg\n");
 	tc_pty_expect(&p, "sleep 30", 10000);
-	usleep(300000);			/* fg shows the job, then continues it */
-	tc_pty_send(&p, "\003");
-	tc_pty_expect(&p, TC_PS1, 10000);
+	/* fg shows the job, then gives it the terminal and continues it: a ^C
+	 * before that reaches the waiting shell, not the job, so it is sent
+	 * again until the job is gone (a loaded machine took over 300 ms). */
+	bool gone = false;
+	for (int i = 0; i < 20 && !gone; i++) {
+		tc_pty_send(&p, "\003");
+		gone = tc_pty_wait(&p, TC_PS1, 500);
+	}
+	cr_assert(gone, "^C did not end the job within 10 s; the pty showed:\n%s", p.out);
 	tc_pty_send(&p, "echo st:$?\n");
 	tc_pty_expect(&p, "st:130", 10000);
 	tc_pty_expect(&p, TC_PS1, 10000);

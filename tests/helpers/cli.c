@@ -368,8 +368,8 @@ tc_pty_read(struct tc_pty *p, int ms)
 	return 1;
 }
 
-void
-tc_pty_expect(struct tc_pty *p, const char *text, int ms)
+bool
+tc_pty_wait(struct tc_pty *p, const char *text, int ms)
 {
 	int64_t until = clock_now_ms() + ms * th_slowdown();
 	char *at;
@@ -377,12 +377,20 @@ tc_pty_expect(struct tc_pty *p, const char *text, int ms)
 	while ((at = strstr(p->out + p->mark, text)) == NULL) {
 		int64_t left = until - clock_now_ms();
 
-		cr_assert(left > 0, "\"%s\" did not show within %d ms; the pty showed:\n%s",
-		    text, ms, p->out);
+		if (left <= 0)
+			return false;
 		cr_assert_geq(tc_pty_read(p, (int)left), 0,
 		    "the pty closed before \"%s\" showed:\n%s", text, p->out);
 	}
 	p->mark = (size_t)(at - p->out) + strlen(text);
+	return true;
+}
+
+void
+tc_pty_expect(struct tc_pty *p, const char *text, int ms)
+{
+	cr_assert(tc_pty_wait(p, text, ms), "\"%s\" did not show within %d ms; the pty showed:\n%s",
+	    text, ms, p->out);
 }
 
 void

@@ -121,8 +121,9 @@ struct tc_pty {
 void tc_pty_start(struct tc *t, struct tc_pty *p, const struct tu_user *u,
     char *const argv[]);
 /* Wait until text shows after the mark, asserting it does within ms; the
- * mark moves past it. */
+ * mark moves past it.  tc_pty_wait: the same, false if it did not show. */
 void tc_pty_expect(struct tc_pty *p, const char *text, int ms);
+bool tc_pty_wait(struct tc_pty *p, const char *text, int ms);
 void tc_pty_send(struct tc_pty *p, const char *s);
 /* Read until the program and all it left on the pty are gone (asserting
  * that within ms), reap it: its wait status.  Frees p's buffer. */
