@@ -242,6 +242,7 @@ tc_pty_fork(struct tc *t, const struct tu_user *u, char *const argv[], int *mast
 
 	cr_assert(pid >= 0, "forkpty: %s", strerror(errno));
 	if (pid == 0) {
+		ts_child_signals();
 		if (chdir(t->dir) == 0 && (u == NULL || tu_become(u) == 0))
 			execve(argv[0], argv, t->env);
 		dprintf(2, "tc_pty: cannot run %s: %s\n", argv[0], strerror(errno));

@@ -41,23 +41,29 @@ ts_env(struct shellesc_session *s, ...)
 	return env;
 }
 
+void
+ts_child_signals(void)
+{
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);	/* glibc's own two fail: harmless */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 /* Child side: stdio from the pipes, default signals, u's ids (if u), then exec. */
 static void __attribute__((noreturn))
 ts_child(const int fds[3], const struct tu_user *u, const char *cwd, char *const env[],
     const char *path, char *const argv[])
 {
-	sigset_t none;
-
 	for (int i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
 			_exit(125);
 	if (u != NULL && tu_become(u) != 0)
 		_exit(125);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	ts_child_signals();
 	if (cwd && chdir(cwd) != 0)
 		_exit(125);
 	execve(path, argv, env);

@@ -98,6 +98,11 @@ void ts_proc_start_as(struct ts_proc *p, const struct tu_user *u, const char *cw
 /* shellesc-execve-wrapper FILE ARGV... (argv NULL-terminated) under env. */
 void ts_wrapper_start(struct ts_proc *p, char *const env[], const char *cwd,
     const char *file, char *const argv[]);
+/* In a child about to exec: every signal at its default and none blocked,
+ * as a login on a terminal has them, whatever this run inherited (`make
+ * check &` from a shell without job control ignores SIGINT and SIGQUIT,
+ * and an ignored SIGINT outlives exec: ^C would then end no job). */
+void ts_child_signals(void);
 /* Read a line of at most size-1 bytes from fd within ms; asserts it came. */
 void ts_read_line(int fd, char *buf, size_t size, int ms);
 /* Close stdin, collect stdout and stderr to EOF, reap; returns the wait status. */
