@@ -338,7 +338,7 @@ Test(cli_tty, landlock_keeps_job_control)
 	tc_pty_expect(&p, "sleep 30", 10000);
 	/* fg shows the job, then gives it the terminal and continues it: a ^C
 	 * before that reaches the waiting shell, not the job, so it is sent
-	 * again until the job is gone (a loaded machine took over 300 ms). */
+	 * again until the job is gone rather than once after a guessed delay. */
 	bool gone = false;
 	for (int i = 0; i < 20 && !gone; i++) {
 		tc_pty_send(&p, "\003");
