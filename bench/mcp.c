@@ -201,7 +201,7 @@ void
 bn_mcp(const struct bn_opts *o)
 {
 	char launcher[PATH_MAX], refbash[PATH_MAX], shellesc[PATH_MAX], *rm[] = { "/bin/rm", "-rf", mc_dir, NULL };
-	int n = bn_scaled(o, 1000, 50);
+	int n = bn_scaled(o, 500, 50);	/* runpath's bash loop count */
 	const char *why;
 
 	mc_o = o;

@@ -9,7 +9,9 @@
  * the preload alone and with the kernel layer added, for what the layer
  * adds per exec, beside that layer's floor (bench-kfloor: a bare listener
  * that continues every exec, without and with the tracing of the check).  The time of a run with 0 iterations (startup) is
- * subtracted; variants are interleaved round by round and medians taken.
+ * subtracted; variants are interleaved round by round and medians taken,
+ * a row's added time as the median of its per-round differences from its
+ * baseline (rp_paired).
  *
  * The targets: the preload adds at most 1.5x its floor (the empty
  * library's added time plus the bare round trip, measured in the same
@@ -173,10 +175,16 @@ rp_per_exec(const struct bn_cost *tn, const struct bn_cost *t0, int rounds, int 
 	return (bn_median(a, (size_t)rounds) - bn_median(b, (size_t)rounds)) * 1e6 / n;
 }
 
+static int
+rp_rounds(void)
+{
+	return rp_o->rounds < RP_MAX_ROUNDS ? rp_o->rounds : RP_MAX_ROUNDS;
+}
+
 static void
 rp_measure(struct rp_variant *vs, size_t nv)
 {
-	int rounds = rp_o->rounds < RP_MAX_ROUNDS ? rp_o->rounds : RP_MAX_ROUNDS;
+	int rounds = rp_rounds();
 
 	for (int r = 0; r < rounds; r++)
 		for (size_t i = 0; i < nv; i++) {
@@ -187,6 +195,28 @@ rp_measure(struct rp_variant *vs, size_t nv)
 		vs[i].us = vs[i].failed ? BN_NAN : rp_per_exec(vs[i].tn, vs[i].t0, rounds, vs[i].n, false);
 		vs[i].cpu = vs[i].failed ? BN_NAN : rp_per_exec(vs[i].tn, vs[i].t0, rounds, vs[i].n, true);
 	}
+}
+
+/*
+ * What v adds per exec to b, a row of its group (same n), in us: the
+ * median over the rounds of the difference between the two rows' runs of
+ * that round, each less its run of 0.  Paired by round, so a slow stretch
+ * of the machine, which both runs of a round share, is not taken for cost
+ * (the difference of the two medians was: a baseline row measured low
+ * doubled a row's added time in the run of 2026-12-05).
+ */
+static double
+rp_paired(const struct rp_variant *v, const struct rp_variant *b, bool cpu)
+{
+	double d[RP_MAX_ROUNDS];
+	int rounds = rp_rounds();
+
+	if (v->failed || b->failed)
+		return BN_NAN;
+	for (int r = 0; r < rounds; r++)
+		d[r] = cpu ? (v->tn[r].cpu - v->t0[r].cpu) - (b->tn[r].cpu - b->t0[r].cpu) :
+		    (v->tn[r].wall - v->t0[r].wall) - (b->tn[r].wall - b->t0[r].wall);
+	return bn_median(d, (size_t)rounds) * 1e6 / v->n;
 }
 
 /* The bare protocol round trip, in us (mean over many, one client). */
@@ -215,7 +245,7 @@ rp_notes(const struct rp_variant *v, const struct rp_variant *plain)
 
 	if (v != plain)
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (%.2fx, adds %.0f us)",
-		    v->cpu / plain->cpu, v->cpu - plain->cpu);
+		    v->cpu / plain->cpu, rp_paired(v, plain, true));
 	if (v->failed)
 		snprintf(buf + n, sizeof(buf) - (size_t)n, "; %d runs FAILED", v->failed);
 	else if (v->short_asks)
@@ -239,7 +269,7 @@ rp_find(const struct rp_variant *vs, size_t nv, enum rp_role role)
 static double
 rp_added(const struct rp_variant *vs, const struct rp_variant *v)
 {
-	return v->us - vs[v->base].us;
+	return rp_paired(v, &vs[v->base], false);
 }
 
 /* A row with a target: value, its ratio to its baseline, and what it adds. */
@@ -255,7 +285,7 @@ rp_target_row(const struct rp_variant *vs, const struct rp_variant *v, const cha
 static double
 rp_added_cpu(const struct rp_variant *vs, const struct rp_variant *v)
 {
-	return v->cpu - vs[v->base].cpu;
+	return rp_paired(v, &vs[v->base], true);
 }
 
 /* The kernel floor of a group that measures it (CPU, us): the larger of
@@ -280,7 +310,7 @@ static void
 rp_kernel_row(const struct rp_variant *vs, const struct rp_variant *v,
     const struct rp_variant *pre, double kf)
 {
-	double added = rp_added_cpu(vs, v), over = pre ? v->cpu - pre->cpu : BN_NAN;
+	double added = rp_added_cpu(vs, v), over = pre ? rp_paired(v, pre, true) : BN_NAN;
 	char target[64], note[200];
 	bool ok;
 
@@ -296,7 +326,7 @@ rp_kernel_row(const struct rp_variant *vs, const struct rp_variant *v,
 		ok = pre && over <= 1.5 * kf;
 	} else {
 		snprintf(target, sizeof(target), "adds <= 30 us over preload");
-		ok = pre && v->us - pre->us <= 30;
+		ok = pre && rp_paired(v, pre, false) <= 30;
 	}
 	snprintf(note, sizeof(note), "CPU %.2fx the kernel floor (%.1f us), %.1f us over "
 	    "shellesc run -m preload (%.2fx the floor)", added / kf, kf, over, over / kf);
@@ -381,7 +411,9 @@ static void
 rp_groups(const struct bn_opts *o, struct bn_session *pre, struct bn_session *wrap,
     struct bn_session *both, char **empty, char **loaded, double rt)
 {
-	int nbash = bn_scaled(o, 1000, 50), ndrv = bn_scaled(o, 2000, 100);
+	/* half of issue 16's counts, so that fifteen rounds of every section
+	 * fit beside the real work in an hour: the rounds, paired, hold the noise */
+	int nbash = bn_scaled(o, 500, 50), ndrv = bn_scaled(o, 1000, 100);
 	struct rp_variant bash[] = {
 		RPV("bash loop: plain", RP_BASH, RP_PLAIN, false, NULL, nbash),
 		RPV("bash loop: an empty LD_PRELOAD library (floor)", RP_BASH, RP_FLOOR, false,
