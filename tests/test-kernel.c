@@ -290,6 +290,36 @@ Test(kernel, caught_signals_neither_fail_nor_repeat_the_exec)
 	cr_assert_eq(audited("true", "kernel"), 100);
 }
 
+/*
+ * Who asked is the kernel's word, looked up by the server: the exec'ing
+ * process, its parent and its effective ids (from a pidfd of the thread,
+ * PIDFD_GET_INFO, where the kernel has it; /proc/TID/status else, and
+ * always for the groups of a caller that is not root).
+ */
+Test(kernel, asker_is_who_the_kernel_says)
+{
+	long pid = 0, ppid = 0;
+	size_t n, k = 0;
+	json_t **ev;
+
+	krun("kernel", NULL, TS_V("/bin/sh", "-c", "/bin/true & echo $! $$; wait"));
+	cr_assert_eq(tc_code(&r), 0, "%s", r.err);
+	cr_assert_eq(sscanf(r.out, "%ld %ld", &pid, &ppid), 2, "%s", r.out);
+	ev = audit_lines(&n);
+	for (size_t i = 0; i < n; i++) {
+		const char *a0 = json_string_value(json_array_get(json_object_get(ev[i], "argv"), 0));
+
+		if (a0 == NULL || strcmp(a0, "/bin/true") != 0)
+			continue;
+		k++;
+		cr_assert_eq(json_integer_value(json_object_get(ev[i], "pid")), pid);
+		cr_assert_eq(json_integer_value(json_object_get(ev[i], "ppid")), ppid);
+		cr_assert_eq(json_integer_value(json_object_get(ev[i], "uid")), (long)geteuid());
+		cr_assert_eq(json_integer_value(json_object_get(ev[i], "gid")), (long)getegid());
+	}
+	cr_assert_eq(k, 1, "%s", r.err);
+}
+
 Test(kernel, run_keeps_exit_status)
 {
 	krun("wrapper,kernel", NULL, TS_V(TEST_RAW_EXEC_STATIC, "syscall", "/bin/sh", "sh", "-c",

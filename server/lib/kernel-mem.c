@@ -1,6 +1,8 @@
 /*
  * kernel-mem.c: an exec's path, argv and envp, read by the server from the
- * memory of the thread stopped in execve(2) (its /proc/TID/mem).
+ * memory of the thread stopped in execve(2) (process_vm_readv: no file to
+ * open and close per exec; the caller checks the notification is still
+ * valid after the read, so the pid was that thread's throughout).
  *
  * What is read is only what the caller's memory holds at the time of the
  * read: another thread, a process sharing the memory, or a vfork parent's
@@ -36,7 +38,7 @@ struct kernel_mem_buf {
  * reading only the bytes wanted would not.
  */
 struct kernel_mem_cache {
-	int mem;
+	pid_t pid;
 	unsigned next;				/* the slot taken next */
 	uint64_t addr[KERNEL_MEM_PAGES];		/* each slot's page; 1: none */
 	unsigned char page[KERNEL_MEM_PAGES][KERNEL_MEM_PAGE];
@@ -64,15 +66,15 @@ kernel_mem_grow(struct kernel_mem_buf *b, size_t n, size_t *budget)
 	return 0;
 }
 
-/* An empty cache of mem's pages (malloc'd: 32 KiB), or NULL. */
+/* An empty cache of pid's pages (malloc'd: 32 KiB), or NULL. */
 static struct kernel_mem_cache *
-kernel_mem_cache_new(int mem)
+kernel_mem_cache_new(pid_t pid)
 {
 	struct kernel_mem_cache *c = malloc(sizeof(*c));
 
 	if (c == NULL)
 		return NULL;
-	c->mem = mem;
+	c->pid = pid;
 	c->next = 0;
 	for (unsigned i = 0; i < KERNEL_MEM_PAGES; i++)
 		c->addr[i] = 1;
@@ -89,13 +91,9 @@ kernel_mem_page(struct kernel_mem_cache *c, uint64_t addr, int *err)
 	for (i = 0; i < KERNEL_MEM_PAGES; i++)
 		if (c->addr[i] == base)
 			return c->page[i];
-	if (base > (uint64_t)INT64_MAX - KERNEL_MEM_PAGE) {
-		*err = -EFAULT;		/* past what a pread offset can say */
-		return NULL;
-	}
 	i = c->next++ % KERNEL_MEM_PAGES;
 	c->addr[i] = 1;
-	if ((*err = proc_pread(c->mem, c->page[i], KERNEL_MEM_PAGE, base)) != 0)
+	if ((*err = proc_vm_read(c->pid, c->page[i], KERNEL_MEM_PAGE, base)) != 0)
 		return NULL;
 	c->addr[i] = base;
 	return c->page[i];
@@ -188,12 +186,12 @@ kernel_mem_vector(struct kernel_mem_cache *c, size_t psize, uint64_t addr,
 }
 
 int
-kernel_mem_read(int mem, size_t psize, uint64_t path, uint64_t argv, uint64_t envp,
+kernel_mem_read(pid_t pid, size_t psize, uint64_t path, uint64_t argv, uint64_t envp,
     struct kernel_mem_exec *out)
 {
 	struct kernel_mem_buf p = { 0 }, a = { 0 }, e = { 0 };
 	size_t budget = SHELLESC_FRAME_MAX, pbudget = PATH_MAX;
-	struct kernel_mem_cache *c = kernel_mem_cache_new(mem);
+	struct kernel_mem_cache *c = kernel_mem_cache_new(pid);
 	int r = c ? 0 : -ENOMEM;
 
 	memset(out, 0, sizeof(*out));

@@ -162,7 +162,7 @@ ksock_read(struct ksock_job *j, struct peer *p)
 	if (len > sizeof(j->sa) || len < sizeof(sa_family_t))
 		return EINVAL;
 	j->len = (socklen_t)len;
-	if (tgid <= 0 || (r = peer_open_pid(p, tgid, 0, 0, NULL, 0)) != 0)
+	if (tgid <= 0 || (r = peer_open_pid(p, tgid, 0, 0, NULL, 0, -1)) != 0)
 		return ESRCH;
 	if ((mem = proc_open(j->tid, "mem", O_RDONLY)) < 0)
 		return -mem;

@@ -70,8 +70,9 @@
 
 #define KERNEL_NOTIF_MAX	256	/* bytes for the kernel's struct seccomp_notif */
 #define KERNEL_STATUS_MAX	(1u << 20) /* /proc/TID/status, 65536 groups included */
+#define KERNEL_PIDFD_THREAD	O_EXCL	/* PIDFD_THREAD, Linux 6.9: bookworm's headers lack it */
 
-/* Who the stopped thread is, as /proc/TID/status says. */
+/* Who the stopped thread is, as the kernel says (kernel_read_who). */
 struct kernel_who {
 	pid_t tgid, ppid;
 	uid_t uid;			/* effective, as SO_PEERCRED gives */
@@ -154,6 +155,29 @@ kernel_read_status(pid_t tid, struct kernel_who *w)
 	}
 	free(st);
 	return r;
+}
+
+/*
+ * Who the stopped thread is.  Its ids from a pidfd of the thread itself
+ * (PIDFD_GET_INFO, one ioctl, Linux 6.13); its groups, and its ids on an
+ * older kernel, from /proc/TID/status, which the kernel formats whole for
+ * each read: the costliest of the layer's looks at its caller.  Root's
+ * groups are not read: they change no check (writable_check), as for a
+ * stream's peer (peer_open).  *pidfd: the thread's, or -1.  0 or -errno.
+ */
+static int
+kernel_read_who(pid_t tid, struct kernel_who *w, int *pidfd)
+{
+	struct proc_ids ids;
+
+	*pidfd = (int)syscall(SYS_pidfd_open, tid, KERNEL_PIDFD_THREAD);
+	if (*pidfd < 0 || proc_pidfd_ids(*pidfd, &ids) != 0 || ids.euid != 0)
+		return kernel_read_status(tid, w);
+	w->tgid = ids.tgid;
+	w->ppid = ids.ppid;
+	w->uid = ids.euid;
+	w->gid = ids.egid;
+	return 0;
 }
 
 /* The ABI of an exec the layer reads (execsys.h), or NULL. */
@@ -373,23 +397,28 @@ kernel_read_caller(struct kernel *k, const struct seccomp_notif *n, struct kerne
 {
 	const struct execsys_abi *abi = kernel_abi(&n->data);
 	int a = (int)n->data.nr == abi->execveat ? 1 : 0;	/* execveat: a dirfd first */
-	int mem, r;
+	int pidfd, r;
 
-	if ((mem = proc_open((pid_t)n->pid, "mem", O_RDONLY)) < 0)
-		return mem;
-	if (ioctl(atomic_load(&k->fd), SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
-		r = -ESRCH;		/* gone: that pid may be another's now */
-	else if ((r = kernel_read_status((pid_t)n->pid, w)) == 0)
-		r = kernel_mem_read(mem, abi->psize, kernel_arg(abi, &n->data, a),
+	if ((r = kernel_read_who((pid_t)n->pid, w, &pidfd)) == 0)
+		r = kernel_mem_read((pid_t)n->pid, abi->psize, kernel_arg(abi, &n->data, a),
 		    kernel_arg(abi, &n->data, a + 1), kernel_arg(abi, &n->data, a + 2), km);
-	close(mem);
+	/* still waiting: the pid, its pidfd and all read were the caller's */
+	if (r == 0 && ioctl(atomic_load(&k->fd), SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0)
+		r = -ESRCH;		/* gone: that pid may be another's now */
 	if (r == 0 && km->argc == 0)
 		r = -EINVAL;
+	if (r == 0 && pidfd >= 0 && w->tgid != (pid_t)n->pid) {
+		close(pidfd);	/* a thread's: the peer is its process */
+		pidfd = -1;
+	}
 	if (r == 0) {
-		r = peer_open_pid(p, w->tgid, w->uid, w->gid, w->groups, w->ngroups);
+		r = peer_open_pid(p, w->tgid, w->uid, w->gid, w->groups, w->ngroups, pidfd);
 		p->ppid = w->ppid;
-	} else
+	} else {
 		free(w->groups);
+		if (pidfd >= 0)
+			close(pidfd);
+	}
 	w->groups = NULL;
 	return r;
 }

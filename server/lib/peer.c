@@ -109,11 +109,11 @@ peer_open(struct peer *p, int sock)
 
 int
 peer_open_pid(struct peer *p, pid_t tgid, uid_t uid, gid_t gid, gid_t *groups,
-    size_t ngroups)
+    size_t ngroups, int pidfd)
 {
 	*p = (struct peer){ .pid = tgid, .uid = uid, .gid = gid, .groups = groups,
-	    .ngroups = ngroups, .root = -1, .cwd = -1, .pidfd = -1, .kept = -1 };
-	if ((p->pidfd = pidfd_open(tgid, 0)) < 0 && errno != ENOSYS)
+	    .ngroups = ngroups, .root = -1, .cwd = -1, .pidfd = pidfd, .kept = -1 };
+	if (p->pidfd < 0 && (p->pidfd = pidfd_open(tgid, 0)) < 0 && errno != ENOSYS)
 		return -errno;
 	if ((p->root = peer_dir(p, "root")) < 0)
 		return p->root;

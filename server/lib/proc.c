@@ -17,10 +17,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "server.h"
+
+#ifndef PIDFD_GET_INFO		/* Linux 6.13's <linux/pidfd.h>, newer than bookworm's */
+struct pidfd_info {
+	uint64_t mask;
+	uint64_t cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	uint32_t spare0[1];
+};
+#define PIDFD_GET_INFO		_IOWR(0xFF, 11, struct pidfd_info)
+#define PIDFD_INFO_PID		(1UL << 0)
+#define PIDFD_INFO_CREDS	(1UL << 1)
+#endif
 
 #define PROC_PATH_MAX	64
 #define PROC_CHUNK	4096	/* proc_read_all's first buffer */
@@ -167,6 +181,40 @@ proc_pread(int mem, void *buf, size_t n, uint64_t addr)
 			return r < 0 && errno != EIO ? -errno : -EFAULT;
 		got += (size_t)r;
 	}
+	return 0;
+}
+
+int
+proc_vm_read(pid_t pid, void *buf, size_t n, uint64_t addr)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = n };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = n };
+	ssize_t r;
+
+	if (addr > UINTPTR_MAX - n)
+		return -EFAULT;
+	/* one range, read whole or not at all: a short count is a fault */
+	while ((r = process_vm_readv(pid, &local, 1, &remote, 1, 0)) < 0 && errno == EINTR)
+		continue;
+	if (r < 0)
+		return -errno;
+	return (size_t)r == n ? 0 : -EFAULT;
+}
+
+int
+proc_pidfd_ids(int pidfd, struct proc_ids *ids)
+{
+	struct pidfd_info in = { .mask = PIDFD_INFO_PID | PIDFD_INFO_CREDS };
+
+	if (ioctl(pidfd, PIDFD_GET_INFO, &in) != 0)
+		return -errno;
+	if (!(in.mask & PIDFD_INFO_CREDS) || in.tgid == 0 || in.tgid > INT32_MAX ||
+	    in.ppid > INT32_MAX)
+		return -EIO;
+	ids->tgid = (pid_t)in.tgid;
+	ids->ppid = (pid_t)in.ppid;
+	ids->euid = (uid_t)in.euid;
+	ids->egid = (gid_t)in.egid;
 	return 0;
 }
 

@@ -73,6 +73,20 @@ const char *proc_status_line(const char *status, const char *name);
  * (-EFAULT for memory not mapped). */
 int proc_pread(int mem, void *buf, size_t n, uint64_t addr);
 int proc_pwrite(int mem, const void *buf, size_t n, uint64_t addr);
+/* The same from process pid's memory without opening a file
+ * (process_vm_readv: the caller checks afterwards that pid was still its
+ * process, SECCOMP_IOCTL_NOTIF_ID_VALID).  0, or -errno (-EFAULT: not
+ * mapped, or not wholly). */
+int proc_vm_read(pid_t pid, void *buf, size_t n, uint64_t addr);
+/* Who a pidfd names, as the kernel has it now. */
+struct proc_ids {
+	pid_t tgid, ppid;
+	uid_t euid;
+	gid_t egid;
+};
+/* PIDFD_GET_INFO (Linux 6.13): 0, or -errno (-ENOTTY, -EINVAL: a kernel
+ * without it). */
+int proc_pidfd_ids(int pidfd, struct proc_ids *ids);
 
 /* --- peer.c: the process asking, as the kernel reports it -------------- */
 struct peer {
@@ -98,9 +112,10 @@ struct peer {
 int peer_open(struct peer *p, int sock);
 /* The process tgid, with the credentials the kernel gave for it (its
  * effective ids and groups, /proc/PID/status), and its root; 0 or
- * -errno.  Call peer_close either way (the groups are taken over). */
+ * -errno.  pidfd: tgid's, taken over, or -1 to open one.  Call peer_close
+ * either way (the groups are taken over). */
 int peer_open_pid(struct peer *p, pid_t tgid, uid_t uid, gid_t gid, gid_t *groups,
-    size_t ngroups);
+    size_t ngroups, int pidfd);
 /* Its working directory (opened on first use; owned by p), or -errno. */
 int peer_cwd(struct peer *p);
 void peer_close(struct peer *p);
@@ -541,10 +556,10 @@ struct kernel_mem_exec {
 	size_t argv_len, env_len, argc, envc;
 };
 
-/* Read path, argv and envp of an exec from the memory of tid (mem: its
- * /proc/TID/mem), with ptr_size-byte pointers; bounded by
- * SHELLESC_FRAME_MAX in all.  0 or -errno (-E2BIG past the bound). */
-int kernel_mem_read(int mem, size_t ptr_size, uint64_t path, uint64_t argv, uint64_t envp,
+/* Read path, argv and envp of an exec from the memory of thread tid,
+ * with ptr_size-byte pointers; bounded by SHELLESC_FRAME_MAX in all.  0 or
+ * -errno (-E2BIG past the bound). */
+int kernel_mem_read(pid_t tid, size_t ptr_size, uint64_t path, uint64_t argv, uint64_t envp,
     struct kernel_mem_exec *out);
 void kernel_mem_free(struct kernel_mem_exec *e);
 
