@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,20 +58,25 @@ bn_sockgate(const struct bn_opts *o)
 {
 	const char *prog = bn_path(o, "bench/bench-sockloop");
 	const char *self = bn_path(o, "server/cli/shellesc");
-	char dir[256], out[64], n[16];
+	char dir[256], out[64] = "", n[16], cw[PATH_MAX + 24], cp[PATH_MAX + 24];
+	char *env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", cw, cp, NULL };	/* the build's parts */
 	long bare, gated;
+	int st = 0;
 
 	if (!bn_exists(prog) || !bn_exists(self) || bn_scratch(dir, sizeof(dir), "sock", "rules") != 0) {
 		bn_skip("sockgate", "connect through the socket gate", "not built, or no scratch dir");
 		return;
 	}
 	snprintf(n, sizeof(n), "%d", bn_scaled(o, 2000, 100));
-	if (bn_capture((char *[]){ (char *)prog, dir, n, NULL }, NULL, out, sizeof(out)) != 0 ||
+	snprintf(cw, sizeof(cw), "SHELLESC_WRAPPER=%s", bn_path(o, BN_WRAPPER));
+	snprintf(cp, sizeof(cp), "SHELLESC_PRELOAD=%s", bn_path(o, BN_PRELOAD));
+	if ((st = bn_capture((char *[]){ (char *)prog, dir, n, NULL }, NULL, out, sizeof(out))) != 0 ||
 	    sscanf(out, "%ld", &bare) != 1 ||
-	    bn_capture((char *[]){ (char *)self, "run", "--force", "--mode", "kernel", "-s",
-	    "landlock", "-w", dir, "--", (char *)prog, dir, n, NULL }, NULL, out, sizeof(out)) != 0 ||
+	    (st = bn_capture((char *[]){ (char *)self, "run", "--force", "--mode", "kernel", "-s",
+	    "landlock", "-w", dir, "--", (char *)prog, dir, n, NULL }, env, out, sizeof(out))) != 0 ||
 	    sscanf(out, "%ld", &gated) != 1) {
-		bn_skip("sockgate", "connect through the socket gate", "a run failed: %s", out);
+		bn_skip("sockgate", "connect through the socket gate", "a run failed (wait status "
+		    "%d): %s", st, out);
 		return;
 	}
 	bn_row("sockgate", "connect(2) to a session's socket file, gated", gated / 1000.0, "us",
