@@ -8,7 +8,8 @@
  * it runs the session's wrapper (which asks itself), or when it takes a
  * ticket (server.h): the exec a client already had decided.  Any other is
  * a request like a client's -- path, argv and envp read from the caller's
- * memory (kernel-mem.c), its cwd, ids and root from /proc, the file
+ * memory (kernel-mem.c), its ids from a pidfd (kernel_read_who), its cwd
+ * and root from /proc, the file
  * opened by the server (target_inspect) -- decided by the same policy:
  * run continues the system call through the verifier (kernel-verify.c),
  * which checks at the exec event that what loads is what was decided, as
