@@ -48,6 +48,10 @@ double bn_median(double *v, size_t n);		/* sorts v */
 double bn_pct(double *v, size_t n, double p);	/* sorts v; p in 0..100 */
 /* "path" under the build tree, in a static rotating buffer. */
 const char *bn_path(const struct bn_opts *o, const char *rel);
+/* "SHELLESC_WRAPPER=..." (which 0) and "SHELLESC_PRELOAD=..." (which 1)
+ * naming the build tree's parts, for a shellesc command run by the bench
+ * on a machine with none installed (static, the same for every call). */
+char *bn_part_env(const struct bn_opts *o, int which);
 /* The parts measured, under the build tree. */
 #define BN_WRAPPER	"wrapper/shellesc-execve-wrapper"
 #define BN_PRELOAD	"preload/.libs/libshellesc_preload.so"

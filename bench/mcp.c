@@ -45,7 +45,6 @@ struct mc_variant {
 
 static const struct bn_opts *mc_o;
 static char mc_dir[PATH_MAX];		/* HOME, CODEX_HOME's parent, workdir */
-static char mc_env_w[PATH_MAX + 32], mc_env_p[PATH_MAX + 32];
 
 /* The loop, as the MCP rows run it (the tool runs `bash -c COMMAND`). */
 static void
@@ -69,9 +68,11 @@ static char **
 mc_env(void)
 {
 	static char home[PATH_MAX + 16], codex[PATH_MAX + 24];
-	static char *env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", home, codex, mc_env_w, mc_env_p, NULL };
+	static char *env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", home, codex, NULL, NULL, NULL };
 
 	snprintf(home, sizeof(home), "HOME=%s/home", mc_dir);
+	env[4] = bn_part_env(mc_o, 0);
+	env[5] = bn_part_env(mc_o, 1);
 	snprintf(codex, sizeof(codex), "CODEX_HOME=%s/codex", mc_dir);
 	return env;
 }
@@ -178,8 +179,6 @@ mc_setup(void)
 {
 	if (bn_scratch(mc_dir, sizeof(mc_dir), "mcp", "codex/rules/none.rules") != 0)
 		return -1;
-	snprintf(mc_env_w, sizeof(mc_env_w), "SHELLESC_WRAPPER=%s", bn_path(mc_o, BN_WRAPPER));
-	snprintf(mc_env_p, sizeof(mc_env_p), "SHELLESC_PRELOAD=%s", bn_path(mc_o, BN_PRELOAD));
 	return 0;
 }
 

@@ -501,16 +501,13 @@ bn_runpath(const struct bn_opts *o)
 	struct bn_session pre = { 0 }, wrap = { 0 }, both = { 0 };
 	char ld[PATH_MAX + 16], *loaded[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", ld, NULL };
 	char noop[PATH_MAX + 16], *empty[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", noop, NULL };
-	char cw[PATH_MAX + 24], cp[PATH_MAX + 24];
 	int k;
 
 	rp_o = o;
-	snprintf(cw, sizeof(cw), "SHELLESC_WRAPPER=%s", bn_path(o, BN_WRAPPER));
-	snprintf(cp, sizeof(cp), "SHELLESC_PRELOAD=%s", bn_path(o, BN_PRELOAD));
 	rp_cli_env[0] = "PATH=/usr/bin:/bin";
 	rp_cli_env[1] = "LC_ALL=C";
-	rp_cli_env[2] = cw;
-	rp_cli_env[3] = cp;
+	rp_cli_env[2] = bn_part_env(o, 0);
+	rp_cli_env[3] = bn_part_env(o, 1);
 	if ((k = mkstemp(rp_rules)) < 0) {
 		bn_skip("runpath", "shellesc run rows", "cannot make a rules file in /tmp");
 		return;

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,8 +57,8 @@ bn_sockgate(const struct bn_opts *o)
 {
 	const char *prog = bn_path(o, "bench/bench-sockloop");
 	const char *self = bn_path(o, "server/cli/shellesc");
-	char dir[256], out[64] = "", n[16], cw[PATH_MAX + 24], cp[PATH_MAX + 24];
-	char *env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", cw, cp, NULL };	/* the build's parts */
+	char dir[256], out[64] = "", n[16];
+	char *env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", bn_part_env(o, 0), bn_part_env(o, 1), NULL };
 	long bare, gated;
 	int st = 0;
 
@@ -68,8 +67,6 @@ bn_sockgate(const struct bn_opts *o)
 		return;
 	}
 	snprintf(n, sizeof(n), "%d", bn_scaled(o, 2000, 100));
-	snprintf(cw, sizeof(cw), "SHELLESC_WRAPPER=%s", bn_path(o, BN_WRAPPER));
-	snprintf(cp, sizeof(cp), "SHELLESC_PRELOAD=%s", bn_path(o, BN_PRELOAD));
 	if ((st = bn_capture((char *[]){ (char *)prog, dir, n, NULL }, NULL, out, sizeof(out))) != 0 ||
 	    sscanf(out, "%ld", &bare) != 1 ||
 	    (st = bn_capture((char *[]){ (char *)self, "run", "--force", "--mode", "kernel", "-s",

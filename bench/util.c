@@ -72,6 +72,16 @@ bn_path(const struct bn_opts *o, const char *rel)
 	return b;
 }
 
+char *
+bn_part_env(const struct bn_opts *o, int which)
+{
+	static char vars[2][PATH_MAX + 32];
+
+	snprintf(vars[which != 0], sizeof(vars[0]), "%s=%s",
+	    which ? "SHELLESC_PRELOAD" : "SHELLESC_WRAPPER", bn_path(o, which ? BN_PRELOAD : BN_WRAPPER));
+	return vars[which != 0];
+}
+
 bool
 bn_exists(const char *path)
 {

@@ -37,12 +37,12 @@ static char wk_dir[PATH_MAX];		/* scratch: tree/, home/, none.rules, audit */
 static char **
 wk_env(void)
 {
-	static char home[PATH_MAX + 16], w[PATH_MAX + 32], p[PATH_MAX + 32];
-	static char *env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", home, w, p, NULL };
+	static char home[PATH_MAX + 16];
+	static char *env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", home, NULL, NULL, NULL };
 
 	snprintf(home, sizeof(home), "HOME=%s/home", wk_dir);
-	snprintf(w, sizeof(w), "SHELLESC_WRAPPER=%s", bn_path(wk_o, BN_WRAPPER));
-	snprintf(p, sizeof(p), "SHELLESC_PRELOAD=%s", bn_path(wk_o, BN_PRELOAD));
+	env[3] = bn_part_env(wk_o, 0);
+	env[4] = bn_part_env(wk_o, 1);
 	return env;
 }
 
